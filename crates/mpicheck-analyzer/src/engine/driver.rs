@@ -383,7 +383,7 @@ impl<'s> Engine<'s> {
                 match op.class {
                     class::BLOCKING => {
                         let slot = self.hidden_slot(a);
-                        self.start(r, event, op, rx, slot);
+                        self.start(r, event, &op, rx, slot);
                         self.block_on(a, slot)
                     }
                     class::NONBLOCKING => {
@@ -391,7 +391,7 @@ impl<'s> Engine<'s> {
                             return Step::Next;
                         }
                         if let Some(slot) = self.req_slot(r, op.a) {
-                            self.start(r, event, op, rx, slot);
+                            self.start(r, event, &op, rx, slot);
                             self.maybe_release(slot);
                             return Step::Next;
                         }
@@ -400,7 +400,7 @@ impl<'s> Engine<'s> {
                         // library buffered), and their insert and remove cost ~240
                         // instructions. Nothing looks the handle up while it starts.
                         let slot = self.new_slot(r, NO_REQ);
-                        self.start(r, event, op, rx, slot);
+                        self.start(r, event, &op, rx, slot);
                         self.maybe_release(slot);
                         if let Some(s) = self.slots.get_mut(slot) {
                             s.req = op.a;
@@ -465,7 +465,7 @@ impl<'s> Engine<'s> {
                     };
                     let s = *self.slots.get(slot).expect("live slot");
                     if s.state == S_INACTIVE || s.state == S_DONE {
-                        self.start(r, s.event, s.op, s.rx, slot);
+                        self.start(r, s.event, &s.op, s.rx, slot);
                     }
                 }
                 Step::Next
@@ -527,42 +527,49 @@ impl<'s> Engine<'s> {
     }
 
     /// Starts a communication operation of rank `r` on a request slot; `rx` is a
-    /// sendrecv's receive half `[source, tag, recorded source, bytes]`.
-    pub(super) fn start(
-        &mut self,
-        r: u32,
-        event: u32,
-        mut op: ReplayOp,
-        rx: [u32; 4],
-        slot: SlotId,
-    ) {
-        if op.flags & flags::FOLLOWS_WILDCARD != 0 {
-            if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
-                if op.peer == recorded && taken != recorded && self.src.follows_wildcard(r, event) {
-                    op.peer = taken;
-                }
+    /// sendrecv's receive half `[source, tag, recorded source, bytes]`. (The operation is
+    /// passed by reference: copied into the call, it cost ~20 instructions.)
+    pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
+        let followed;
+        let op = match self.followed_peer(r, event, op) {
+            Some(peer) => {
+                followed = ReplayOp { peer, ..*op };
+                &followed
             }
-        }
+            None => op,
+        };
         match op.kind {
             OpKind::Send => {
-                self.activate(slot, event, &op, rx, P_SEND);
-                self.post_send(r, event, &op, op.sub, op.b, slot);
+                self.activate(slot, event, op, rx, P_SEND);
+                self.post_send(r, event, op, op.sub, op.b, slot);
             }
             OpKind::Recv => {
-                self.activate(slot, event, &op, rx, P_RECV);
+                self.activate(slot, event, op, rx, P_RECV);
                 self.post_recv(r, event, op.comm, op.peer, op.tag, op.b, slot);
             }
             OpKind::Sendrecv => {
-                self.activate(slot, event, &op, rx, P_SEND | P_RECV);
+                self.activate(slot, event, op, rx, P_SEND | P_RECV);
                 let (source, tag, preferred, bytes) = (rx[0], rx[1] as i32, rx[2], rx[3]);
-                self.post_send(r, event, &op, op.sub, bytes, slot);
+                self.post_send(r, event, op, op.sub, bytes, slot);
                 self.post_recv(r, event, op.comm, source, tag, preferred, slot);
             }
             OpKind::Collective => {
-                self.activate(slot, event, &op, rx, P_COLL);
-                self.post_collective(r, &op, slot);
+                self.activate(slot, event, op, rx, P_COLL);
+                self.post_collective(r, op, slot);
             }
             _ => {}
         }
+    }
+
+    /// The peer a call following the rank's latest wildcard receive names in this replay,
+    /// where that receive took another source than in the run.
+    #[inline]
+    fn followed_peer(&mut self, r: u32, event: u32, op: &ReplayOp) -> Option<u32> {
+        if op.flags & flags::FOLLOWS_WILDCARD == 0 {
+            return None;
+        }
+        let [recorded, taken] = self.wildcard_sources[r as usize]?;
+        (op.peer == recorded && taken != recorded && self.src.follows_wildcard(r, event))
+            .then_some(taken)
     }
 }
