@@ -126,6 +126,23 @@ enum ReplaySource<'s> {
     Other(Box<dyn OpSource + 's>),
 }
 
+impl ReplaySource<'_> {
+    /// [`OpSource::next_op`] into `out` (`false`, and `out` as it was, past the rank's last).
+    #[inline(always)]
+    fn next_op_into(&mut self, rank: Rank, out: &mut Option<ReplayOp>, aux: &mut Vec<u32>) -> bool {
+        match self {
+            ReplaySource::Program(p) => p.next_op_into(rank, out, aux),
+            ReplaySource::Other(o) => match o.next_op(rank, aux) {
+                Some(op) => {
+                    *out = Some(op);
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+}
+
 impl OpSource for ReplaySource<'_> {
     fn world_size(&self) -> u32 {
         match self {

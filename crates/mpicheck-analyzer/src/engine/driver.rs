@@ -140,11 +140,23 @@ impl<'s> Engine<'s> {
             .reqs
             .entry((rank, req))
             .or_insert_with(|| slots.alloc(rank, req));
+        self.note_live_slots();
+        Some(id)
+    }
+
+    /// A new slot of `rank` for request `req`, not named in the request map.
+    fn new_slot(&mut self, rank: u32, req: u32) -> SlotId {
+        let id = self.slots.alloc(rank, req);
+        self.note_live_slots();
+        id
+    }
+
+    #[inline]
+    fn note_live_slots(&mut self) {
         let live = self.slots.live() as u64;
         if live > self.stats.peak_live_requests {
             self.stats.peak_live_requests = live;
         }
-        Some(id)
     }
 
     /// The word `k` of the aux words of actor `a`'s current operation.
@@ -204,10 +216,13 @@ impl<'s> Engine<'s> {
         let Some(s) = self.slots.get(slot) else {
             return;
         };
-        // One lookup: the handle's entry goes only if it still names this slot.
-        if let Entry::Occupied(entry) = self.reqs.entry((s.owner, s.req)) {
-            if *entry.get() == slot {
-                entry.remove();
+        // One lookup: the handle's entry goes only if it still names this slot (a slot
+        // named by no handle has none).
+        if s.req != NO_REQ {
+            if let Entry::Occupied(entry) = self.reqs.entry((s.owner, s.req)) {
+                if *entry.get() == slot {
+                    entry.remove();
+                }
             }
         }
         self.slots.release(slot);
@@ -253,29 +268,24 @@ impl<'s> Engine<'s> {
             _ => return,
         }
         loop {
-            let op = match self.cur[a as usize].op {
-                Some(op) => op,
-                None if self.diverged[self.rank_of(a) as usize] => {
-                    self.actors[a as usize].status = R_UNFINISHED;
-                    return;
-                }
-                None => {
-                    let Some(op) = self.pull(a) else {
-                        self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
-                            EndKind::Finalized => R_FINALIZED,
-                            EndKind::Exited => R_EXITED,
-                            EndKind::Interrupted => R_UNFINISHED,
-                        };
-                        return;
-                    };
-                    op
-                }
-            };
+            if self.cur[a as usize].op.is_none() && self.diverged[self.rank_of(a) as usize] {
+                self.actors[a as usize].status = R_UNFINISHED;
+                return;
+            }
+            if self.cur[a as usize].op.is_none() && !self.pull(a) {
+                self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
+                    EndKind::Finalized => R_FINALIZED,
+                    EndKind::Exited => R_EXITED,
+                    EndKind::Interrupted => R_UNFINISHED,
+                };
+                return;
+            }
+            let cur = &self.cur[a as usize];
+            let (op, event) = (cur.op.expect("the actor stands at an operation"), cur.event);
             if self.lanes.requests_unmade() && self.hold_for_request(a, &op) {
                 self.read_ahead(a);
                 return;
             }
-            let event = self.cur[a as usize].event;
             self.stats.ops += 1;
             let step = self.exec(a, event, op);
             if self.lanes.requests_unmade() {
@@ -379,13 +389,28 @@ impl<'s> Engine<'s> {
                 match op.class {
                     class::BLOCKING => {
                         let slot = self.hidden_slot(a);
-                        self.start(r, event, op, rx, slot);
+                        self.start(r, event, &op, rx, slot);
                         self.block_on(a, slot)
                     }
                     class::NONBLOCKING => {
-                        if let Some(slot) = self.req_slot_or_new(r, op.a) {
-                            self.start(r, event, op, rx, slot);
+                        if op.a == NO_REQ {
+                            return Step::Next;
+                        }
+                        if let Some(slot) = self.req_slot(r, op.a) {
+                            self.start(r, event, &op, rx, slot);
                             self.maybe_release(slot);
+                            return Step::Next;
+                        }
+                        // A new request is named in the request map only if its operation
+                        // is still on after it started: many complete at once (a send the
+                        // library buffered), and their insert and remove cost ~240
+                        // instructions. Nothing looks the handle up while it starts.
+                        let slot = self.new_slot(r, NO_REQ);
+                        self.start(r, event, &op, rx, slot);
+                        self.maybe_release(slot);
+                        if let Some(s) = self.slots.get_mut(slot) {
+                            s.req = op.a;
+                            self.reqs.insert((r, op.a), slot);
                         }
                         Step::Next
                     }
@@ -446,7 +471,7 @@ impl<'s> Engine<'s> {
                     };
                     let s = *self.slots.get(slot).expect("live slot");
                     if s.state == S_INACTIVE || s.state == S_DONE {
-                        self.start(r, s.event, s.op, s.rx, slot);
+                        self.start(r, s.event, &s.op, s.rx, slot);
                     }
                 }
                 Step::Next
@@ -508,45 +533,51 @@ impl<'s> Engine<'s> {
     }
 
     /// Starts a communication operation of rank `r` on a request slot; `rx` is a
-    /// sendrecv's receive half `[source, tag, recorded source, bytes]`.
-    pub(super) fn start(
-        &mut self,
-        r: u32,
-        event: u32,
-        mut op: ReplayOp,
-        rx: [u32; 4],
-        slot: SlotId,
-    ) {
-        if op.flags & flags::FOLLOWS_WILDCARD != 0 {
-            if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
-                if op.peer == recorded
-                    && taken != recorded
-                    && self.src.follows_wildcard(r, event, self.follow_doubtful)
-                {
-                    op.peer = taken;
-                }
+    /// sendrecv's receive half `[source, tag, recorded source, bytes]`. (The operation is
+    /// passed by reference: copied into the call, it cost ~20 instructions.)
+    pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
+        let followed;
+        let op = match self.followed_peer(r, event, op) {
+            Some(peer) => {
+                followed = ReplayOp { peer, ..*op };
+                &followed
             }
-        }
+            None => op,
+        };
         match op.kind {
             OpKind::Send => {
-                self.activate(slot, event, &op, rx, P_SEND);
-                self.post_send(r, event, &op, op.sub, op.b, slot);
+                self.activate(slot, event, op, rx, P_SEND);
+                self.post_send(r, event, op, op.sub, op.b, slot);
             }
             OpKind::Recv => {
-                self.activate(slot, event, &op, rx, P_RECV);
+                self.activate(slot, event, op, rx, P_RECV);
                 self.post_recv(r, event, op.comm, op.peer, op.tag, op.b, slot);
             }
             OpKind::Sendrecv => {
-                self.activate(slot, event, &op, rx, P_SEND | P_RECV);
+                self.activate(slot, event, op, rx, P_SEND | P_RECV);
                 let (source, tag, preferred, bytes) = (rx[0], rx[1] as i32, rx[2], rx[3]);
-                self.post_send(r, event, &op, op.sub, bytes, slot);
+                self.post_send(r, event, op, op.sub, bytes, slot);
                 self.post_recv(r, event, op.comm, source, tag, preferred, slot);
             }
             OpKind::Collective => {
-                self.activate(slot, event, &op, rx, P_COLL);
-                self.post_collective(r, &op, slot);
+                self.activate(slot, event, op, rx, P_COLL);
+                self.post_collective(r, op, slot);
             }
             _ => {}
         }
+    }
+
+    /// The peer a call following the rank's latest wildcard receive names in this replay,
+    /// where that receive took another source than in the run.
+    #[inline]
+    fn followed_peer(&mut self, r: u32, event: u32, op: &ReplayOp) -> Option<u32> {
+        if op.flags & flags::FOLLOWS_WILDCARD == 0 {
+            return None;
+        }
+        let [recorded, taken] = self.wildcard_sources[r as usize]?;
+        let follows = op.peer == recorded
+            && taken != recorded
+            && self.src.follows_wildcard(r, event, self.follow_doubtful);
+        follows.then_some(taken)
     }
 }

@@ -364,6 +364,36 @@ impl RankReading {
     }
 }
 
+impl ProgramOps<'_> {
+    /// [`OpSource::next_op`] into `out`, where the replay keeps it.
+    #[inline(always)]
+    pub(super) fn next_op_into(
+        &mut self,
+        rank: Rank,
+        out: &mut Option<ReplayOp>,
+        aux: &mut Vec<u32>,
+    ) -> bool {
+        let r = rank as usize;
+        let reading = &mut self.ranks[r];
+        let i = reading.next;
+        if i >= reading.len {
+            return false;
+        }
+        let program = &self.program.ranks[r];
+        let op = out.insert(self.program.ids.op(program.ops.read(i, &mut reading.ops)));
+        reading.next = i + 1;
+        if i >= reading.next_run_first {
+            reading.pass_thread_runs(program, i);
+        }
+        if let Some(words) = point_aux(op, aux.len()) {
+            program
+                .aux
+                .read_into(words.start, words.end, &mut reading.aux, aux);
+        }
+        true
+    }
+}
+
 impl OpSource for ProgramOps<'_> {
     fn world_size(&self) -> u32 {
         self.program.world_size()
@@ -371,26 +401,10 @@ impl OpSource for ProgramOps<'_> {
     fn comm(&self, comm: u32) -> Option<&CommMembers> {
         self.program.comm(comm)
     }
-    #[inline(always)]
     fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
-        let r = rank as usize;
-        let reading = &mut self.ranks[r];
-        let i = reading.next;
-        if i >= reading.len {
-            return None;
-        }
-        let program = &self.program.ranks[r];
-        let mut op = self.program.ids.op(program.ops.read(i, &mut reading.ops));
-        reading.next = i + 1;
-        if i >= reading.next_run_first {
-            reading.pass_thread_runs(program, i);
-        }
-        if let Some(words) = point_aux(&mut op, aux.len()) {
-            program
-                .aux
-                .read_into(words.start, words.end, &mut reading.aux, aux);
-        }
-        Some(op)
+        let mut op = None;
+        self.next_op_into(rank, &mut op, aux);
+        op
     }
     fn end(&self, rank: Rank) -> EndKind {
         self.program.ends[rank as usize]

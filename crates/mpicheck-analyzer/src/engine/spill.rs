@@ -279,6 +279,10 @@ pub(crate) struct SpilledVec<T> {
     /// Full chunks still go to the file (false once a write failed).
     spilling: bool,
     chunk: usize,
+    /// The length of `tail` at which a push looks at writing its first chunk to the file:
+    /// one chunk, two once the file compresses (it holds a chunk back), never when not
+    /// spilling.
+    write_at: usize,
     /// The chunks written, in order.
     written: Vec<WrittenChunk>,
     /// Written chunks that grew when changed and found no room at the end of the file (a
@@ -349,6 +353,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         SpilledVec {
             file: None,
             spilling: false,
+            write_at: usize::MAX,
             chunk: CHUNK,
             written: Vec::new(),
             moved_to_memory: FxHashMap::default(),
@@ -362,6 +367,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         assert!(chunk > 0);
         SpilledVec {
             spilling: file.is_some(),
+            write_at: if file.is_some() { chunk } else { usize::MAX },
             file,
             chunk,
             written: Vec::new(),
@@ -396,13 +402,32 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         self.tail.reserve(room);
     }
 
+    /// Appends an item (inlined: the compiler pushes two items per event, and a call to
+    /// push cost more than the push).
+    #[inline]
     pub(crate) fn push(&mut self, item: T) {
         self.tail.push(item);
-        if !self.spilling || self.tail.len() < self.chunk {
+        if self.tail.len() < self.write_at {
+            return;
+        }
+        self.write_front();
+    }
+
+    /// Writes the first chunk in memory to the file, once the memory holds enough.
+    #[inline(never)]
+    fn write_front(&mut self) {
+        if !self.spilling {
+            self.write_at = usize::MAX;
             return;
         }
         let file = self.file.as_deref().expect("spilling has a file");
         let compresses = file.compresses();
+        // (Once the file compresses it always does: the next look is at two chunks.)
+        self.write_at = if compresses {
+            2 * self.chunk
+        } else {
+            self.chunk
+        };
         if compresses && self.tail.len() < 2 * self.chunk {
             return;
         }
@@ -426,7 +451,10 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
                 self.tail.drain(..self.chunk);
             }
             // A full disk: keep the rest in memory.
-            Err(_) => self.spilling = false,
+            Err(_) => {
+                self.spilling = false;
+                self.write_at = usize::MAX;
+            }
         }
     }
 
