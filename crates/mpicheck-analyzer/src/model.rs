@@ -632,8 +632,9 @@ pub enum EventFacts {
     /// One buffer and nothing else.
     Buffer(BufferSpan),
     /// Several buffers and nothing else (a send-receive's, a reduction's): one allocation
-    /// instead of boxed facts and their vector of spans.
-    Buffers(Box<[BufferSpan]>),
+    /// instead of boxed facts and their vector of spans, shared by the calls of a function
+    /// that repeat the same buffers (a loop's send-receive).
+    Buffers(std::sync::Arc<[BufferSpan]>),
     Full(Box<CallFacts>),
 }
 
@@ -674,7 +675,7 @@ impl EventFacts {
         if facts.buffers.len() > 1 {
             let buffers = std::mem::take(&mut facts.buffers);
             if facts.is_empty() {
-                return EventFacts::Buffers(buffers.into_boxed_slice());
+                return EventFacts::Buffers(buffers.into());
             }
             facts.buffers = buffers;
         }
