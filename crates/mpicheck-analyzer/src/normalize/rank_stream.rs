@@ -14,8 +14,9 @@ use crate::model::*;
 
 /// What normalizing a call yields, in the rank's order.
 pub(super) enum Normalized {
-    /// The rank's next event; its index is the number of events before it.
-    Event(Event),
+    /// The rank's next event, pushed onto the rank's events (where the passes read it: the
+    /// event is not moved again on its way); its index is the number of events before it.
+    Event,
     /// Every member freed this communicator (with the last member's `MPI_Comm_free`, after
     /// its event): no event names it any more.
     CommFreed(CommId),
@@ -108,12 +109,14 @@ impl<'a> RankStream<'a> {
         )
     }
 
-    /// Normalizes the rank's next call record, giving `out` what it yields.
+    /// Normalizes the rank's next call record, giving `out` what it yields (and `events`
+    /// its event, if any).
     pub(super) fn call(
         &mut self,
         call: &CallRecord,
         tables: &mut Tables,
         resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+        events: &mut Vec<Event>,
         out: &mut dyn FnMut(Normalized),
     ) {
         let trace = self.trace;
@@ -254,7 +257,8 @@ impl<'a> RankStream<'a> {
             }
         }
         self.events += 1;
-        out(Normalized::Event(event));
+        events.push(event);
+        out(Normalized::Event);
         for mark in self.state.objects.marks.drain(..) {
             out(Normalized::Mark(mark));
         }
