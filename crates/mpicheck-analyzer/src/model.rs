@@ -404,8 +404,9 @@ pub struct CollectiveArgs {
     pub recv_types: Option<Vec<Option<TypeId>>>,
     /// `MPI_IN_PLACE` was passed (as `sendbuf`, or as `recvbuf` at the root of a scatter).
     pub in_place: bool,
-    /// The reduction operation: `MPI_SUM`, or a description of a user-defined op.
-    pub op: Option<String>,
+    /// The reduction operation: `MPI_SUM`, or a description of a user-defined op (shared
+    /// with the rank's table of ops: not copied per call).
+    pub op: Option<std::sync::Arc<str>>,
     /// Other arguments that must be equal on every member (name, value as text): the
     /// `local_leader` and `tag` of `MPI_Intercomm_create`, `high` of `MPI_Intercomm_merge`,
     /// `dims`/`periods` of `MPI_Cart_create`, ...
