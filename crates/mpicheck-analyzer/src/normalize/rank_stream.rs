@@ -218,7 +218,7 @@ impl<'a> RankStream<'a> {
                 out(Normalized::Matched { event, matched });
             }
         }
-        let Some(mut event) = event else {
+        let Some(event) = event else {
             // (No event for uses to be marked on.)
             self.state.objects.marks.clear();
             for comm in self.state.freed_comms.drain(..) {
@@ -226,6 +226,10 @@ impl<'a> RankStream<'a> {
             }
             return;
         };
+        // Into the list at once, completed there: one copy of the event less.
+        self.events += 1;
+        events.push(event);
+        let event = events.last_mut().expect("the event just pushed");
         let time = crate::threads::call_time(call);
         event.time = Some(time);
         // A call made after MPI_Finalize returned is no MPI operation (MPI may have
@@ -253,11 +257,9 @@ impl<'a> RankStream<'a> {
         // (Only calls on windows are in the RMA table: `rma_call`.)
         if plan.window_call {
             if let Some(call) = tables.rma.calls.get_mut(&(rank, this_index as u32)) {
-                call.event = EventSummary::of(&event);
+                call.event = EventSummary::of(event);
             }
         }
-        self.events += 1;
-        events.push(event);
         out(Normalized::Event);
         for mark in self.state.objects.marks.drain(..) {
             out(Normalized::Mark(mark));
