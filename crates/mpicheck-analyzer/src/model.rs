@@ -198,7 +198,10 @@ pub struct Completed(CompletedIndices);
 
 #[derive(Clone)]
 enum CompletedIndices {
-    Inline { len: u8, indices: [u32; COMPLETED_INLINE] },
+    Inline {
+        len: u8,
+        indices: [u32; COMPLETED_INLINE],
+    },
     Heap(Box<[u32]>),
 }
 
