@@ -186,9 +186,123 @@ pub enum CollectiveKind {
 }
 
 /// The requests of a wait or test ([`Op::Wait`]): most calls name one or two, kept in the
-/// event without an allocation of their own. (Its `completed` stays a `Vec`: as small
-/// vectors both would make every event larger.)
+/// event without an allocation of their own.
 pub type WaitRequests = smallvec::SmallVec<[Option<ReqId>; 2]>;
+
+/// The indices a wait or test reported complete ([`Op::Wait`]), in order. Up to four are kept
+/// in the event, without an allocation: most waits complete one or two requests. (Not a
+/// small vector: `Option<Completed>` is as large as `Option<Vec<u32>>`, 24 bytes, where an
+/// optional small vector would make every event larger.)
+#[derive(Clone)]
+pub struct Completed(CompletedIndices);
+
+#[derive(Clone)]
+enum CompletedIndices {
+    Inline {
+        len: u8,
+        indices: [u32; COMPLETED_INLINE],
+    },
+    Heap(Box<[u32]>),
+}
+
+/// How many indices [`Completed`] keeps without an allocation.
+const COMPLETED_INLINE: usize = 4;
+
+impl Completed {
+    /// No index.
+    pub const fn new() -> Completed {
+        Completed(CompletedIndices::Inline {
+            len: 0,
+            indices: [0; COMPLETED_INLINE],
+        })
+    }
+
+    /// The single index `i`.
+    pub const fn one(i: u32) -> Completed {
+        Completed(CompletedIndices::Inline {
+            len: 1,
+            indices: [i, 0, 0, 0],
+        })
+    }
+}
+
+impl Default for Completed {
+    fn default() -> Completed {
+        Completed::new()
+    }
+}
+
+impl std::ops::Deref for Completed {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        match &self.0 {
+            CompletedIndices::Inline { len, indices } => &indices[..*len as usize],
+            CompletedIndices::Heap(indices) => indices,
+        }
+    }
+}
+
+impl FromIterator<u32> for Completed {
+    fn from_iter<I: IntoIterator<Item = u32>>(iter: I) -> Completed {
+        let mut iter = iter.into_iter();
+        let mut indices = [0; COMPLETED_INLINE];
+        for len in 0..COMPLETED_INLINE {
+            match iter.next() {
+                Some(i) => indices[len] = i,
+                None => {
+                    return Completed(CompletedIndices::Inline {
+                        len: len as u8,
+                        indices,
+                    })
+                }
+            }
+        }
+        match iter.next() {
+            None => Completed(CompletedIndices::Inline {
+                len: COMPLETED_INLINE as u8,
+                indices,
+            }),
+            Some(next) => {
+                let mut all = indices.to_vec();
+                all.push(next);
+                all.extend(iter);
+                Completed(CompletedIndices::Heap(all.into_boxed_slice()))
+            }
+        }
+    }
+}
+
+impl From<Vec<u32>> for Completed {
+    fn from(indices: Vec<u32>) -> Completed {
+        if indices.len() <= COMPLETED_INLINE {
+            indices.into_iter().collect()
+        } else {
+            Completed(CompletedIndices::Heap(indices.into_boxed_slice()))
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Completed {
+    type Item = &'a u32;
+    type IntoIter = std::slice::Iter<'a, u32>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Completed {
+    fn eq(&self, other: &Completed) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Completed {}
+
+impl std::fmt::Debug for Completed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
 
 /// One MPI call, normalized.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -234,7 +348,7 @@ pub enum Op {
         requests: WaitRequests,
         kind: WaitKind,
         test: bool,
-        completed: Option<Vec<u32>>,
+        completed: Option<Completed>,
     },
     /// `MPI_Request_get_status` and its `_all`, `_any` and `_some` forms: tests that leave
     /// the requests allocated (and persistent ones active), MPI 4.1 §3.7.6. `completed` as
@@ -242,7 +356,7 @@ pub enum Op {
     RequestStatus {
         requests: WaitRequests,
         kind: WaitKind,
-        completed: Option<Vec<u32>>,
+        completed: Option<Completed>,
     },
     /// `MPI_Start`/`MPI_Startall`.
     Start {
@@ -293,8 +407,9 @@ pub struct CollectiveArgs {
     pub recv_types: Option<Vec<Option<TypeId>>>,
     /// `MPI_IN_PLACE` was passed (as `sendbuf`, or as `recvbuf` at the root of a scatter).
     pub in_place: bool,
-    /// The reduction operation: `MPI_SUM`, or a description of a user-defined op.
-    pub op: Option<String>,
+    /// The reduction operation: `MPI_SUM`, or a description of a user-defined op (shared
+    /// with the rank's table of ops: not copied per call).
+    pub op: Option<std::sync::Arc<str>>,
     /// Other arguments that must be equal on every member (name, value as text): the
     /// `local_leader` and `tag` of `MPI_Intercomm_create`, `high` of `MPI_Intercomm_merge`,
     /// `dims`/`periods` of `MPI_Cart_create`, ...
@@ -521,8 +636,9 @@ pub enum EventFacts {
     /// One buffer and nothing else.
     Buffer(BufferSpan),
     /// Several buffers and nothing else (a send-receive's, a reduction's): one allocation
-    /// instead of boxed facts and their vector of spans.
-    Buffers(Box<[BufferSpan]>),
+    /// instead of boxed facts and their vector of spans, shared by the calls of a function
+    /// that repeat the same buffers (a loop's send-receive).
+    Buffers(std::sync::Arc<[BufferSpan]>),
     Full(Box<CallFacts>),
 }
 
@@ -563,7 +679,7 @@ impl EventFacts {
         if facts.buffers.len() > 1 {
             let buffers = std::mem::take(&mut facts.buffers);
             if facts.is_empty() {
-                return EventFacts::Buffers(buffers.into_boxed_slice());
+                return EventFacts::Buffers(buffers.into());
             }
             facts.buffers = buffers;
         }

@@ -189,14 +189,6 @@ pub(crate) enum Order<'o> {
     Chosen(&'o mut dyn FnMut(&[Rank]) -> Rank),
 }
 
-/// What a call made, in order ([`Normalized`]). Its events go into the rank's list as they
-/// are made, and the passes read them there: an event is not moved again on its way.
-enum Made {
-    /// The rank's next event, in its list after the ones made before.
-    Event,
-    Other(Normalized),
-}
-
 /// One rank's calls being normalized: its stream, its calls to come (the next one read
 /// ahead, to order the ranks by it) and its events so far.
 struct Active<'a, I, R> {
@@ -274,7 +266,9 @@ where
         .flatten()
         .filter_map(|a| Some(std::cmp::Reverse((entry_time(a)?, a.stream.rank))))
         .collect();
-    let mut made: Vec<Made> = Vec::new();
+    // What a call made, in order: its events go into the rank's list as they are made, and
+    // the passes read them there.
+    let mut made: Vec<Normalized> = Vec::new();
     // The events just given to the passes, when their collective arguments go with them.
     let mut seen: Vec<(Rank, u32)> = Vec::new();
     let mut lowest = 0;
@@ -292,8 +286,10 @@ where
                 }
                 lowest as Rank
             }
-            Order::EntryTime => match by_time.pop() {
-                Some(std::cmp::Reverse((_, rank))) => rank,
+            // (The rank stays in the heap: its next call's time replaces this one's below,
+            // one sift instead of a pop and a push.)
+            Order::EntryTime => match by_time.peek() {
+                Some(std::cmp::Reverse((_, rank))) => *rank,
                 None => break,
             },
             Order::Chosen(choose) => {
@@ -319,15 +315,13 @@ where
         // The call's events go into the rank's list as they are made: the passes read them
         // there, in the order of what the call made.
         let mut next_event = a.events.len();
-        let events = &mut a.events;
-        a.stream
-            .call(call.borrow(), &mut tables, resolve, &mut |out| match out {
-                Normalized::Event(event) => {
-                    events.push(event);
-                    made.push(Made::Event);
-                }
-                other => made.push(Made::Other(other)),
-            });
+        a.stream.call(
+            call.borrow(),
+            &mut tables,
+            resolve,
+            &mut a.events,
+            &mut |out| made.push(out),
+        );
         let run_tables = RunTables::new(
             &tables.sites,
             &tables.comms,
@@ -338,8 +332,8 @@ where
             &tables.buffer_accesses,
         );
         for out in made.drain(..) {
-            let out = match out {
-                Made::Event => {
+            match out {
+                Normalized::Event => {
                     let index = a.dropped + next_event;
                     let event = &a.events[next_event];
                     next_event += 1;
@@ -349,12 +343,7 @@ where
                     if let Keep::LastEvents(_) = keep {
                         seen.push((rank, index as u32));
                     }
-                    continue;
                 }
-                Made::Other(out) => out,
-            };
-            match out {
-                Normalized::Event(_) => unreachable!("events are made as Made::Event"),
                 Normalized::Sync(sync) => {
                     for pass in passes.iter_mut() {
                         pass.sync(rank, &sync);
@@ -412,8 +401,12 @@ where
             .transpose()
             .map_err(|source| NormalizeError::Read { rank, source })?;
         if matches!(order, Order::EntryTime) {
-            if let Some(time) = entry_time(a) {
-                by_time.push(std::cmp::Reverse((time, rank)));
+            let mut top = by_time.peek_mut().expect("the rank chosen is on top");
+            match entry_time(a) {
+                Some(time) => *top = std::cmp::Reverse((time, rank)),
+                None => {
+                    std::collections::binary_heap::PeekMut::pop(top);
+                }
             }
         }
     }

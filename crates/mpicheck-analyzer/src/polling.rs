@@ -18,7 +18,7 @@ pub fn is_unsuccessful_poll(op: &Op) -> bool {
             test: true,
             completed,
             ..
-        } => completed.as_ref().is_some_and(Vec::is_empty),
+        } => completed.as_ref().is_some_and(|done| done.is_empty()),
         Op::Probe {
             blocking: false,
             found,

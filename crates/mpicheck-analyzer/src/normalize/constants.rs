@@ -41,7 +41,7 @@ pub(super) struct Constants {
     pub(super) predefined_sizes: FxHashMap<i64, Option<u64>>,
     pub(super) datatype_null: Option<i64>,
     /// Raw handle → predefined reduction operation name.
-    pub(super) ops: FxHashMap<i64, String>,
+    pub(super) ops: FxHashMap<i64, std::sync::Arc<str>>,
     pub(super) in_place: Option<i64>,
     /// The `MPI_Win_fence` assertions every member must give if any gives them.
     pub(super) mode_noprecede: Option<i64>,
@@ -82,7 +82,7 @@ impl Constants {
             {
                 c.datatype_sizes.insert(dt.to_string(), v as u64);
             } else if let (Some(op), Some(v)) = (name.strip_prefix("OP."), parse_int(value)) {
-                c.ops.insert(v, op.to_string());
+                c.ops.insert(v, op.into());
             }
         }
         c.predefined_sizes = c

@@ -103,7 +103,7 @@ impl<'t> RankNormalizer<'t> {
                             format!("{what} (non-commutative)")
                         }
                     });
-                    self.user_ops.insert(raw, what);
+                    self.user_ops.insert(raw, what.map(Into::into));
                 }
                 Op::Other
             }

@@ -9,6 +9,8 @@
 //! Arguments are judged from their input words, which the recorder writes before the MPI
 //! library is called: a call that makes the library abort still has them in the trace.
 
+use std::sync::Arc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use mpicheck_trace::schema::Direction;
@@ -157,6 +159,9 @@ pub(super) struct ObjectTables {
     pub(super) marks: Vec<ThreadMark>,
     /// The buffer spans of the call being normalized (room reused from call to call).
     spans: Vec<BufferSpan>,
+    /// The spans of each function's last call with only several buffers, by function id
+    /// (see `shared_buffers`).
+    last_buffers: Vec<Option<Arc<[BufferSpan]>>>,
 }
 
 impl ObjectTables {
@@ -364,7 +369,7 @@ impl RankNormalizer<'_> {
                 1 => EventFacts::Buffer(spans.pop().expect("one span")),
                 // (As `EventFacts::from_facts` keeps them, without comparing again.)
                 _ => {
-                    let buffers = spans.as_slice().into();
+                    let buffers = self.shared_buffers(call.func, &spans);
                     spans.clear();
                     EventFacts::Buffers(buffers)
                 }
@@ -377,6 +382,25 @@ impl RankNormalizer<'_> {
         };
         self.objects.spans = spans;
         event_facts
+    }
+
+    /// The spans of a call with only several buffers, shared with the function's last such
+    /// call when they are equal: a program's loop passes the same buffers call after call,
+    /// and a shared copy is cheaper to keep and to drop than an allocation per call.
+    fn shared_buffers(&mut self, function: u16, spans: &[BufferSpan]) -> Arc<[BufferSpan]> {
+        let at = usize::from(function);
+        let last = &mut self.objects.last_buffers;
+        if let Some(Some(shared)) = last.get(at) {
+            if **shared == *spans {
+                return shared.clone();
+            }
+        }
+        if last.len() <= at {
+            last.resize(at + 1, None);
+        }
+        let shared: Arc<[BufferSpan]> = spans.into();
+        last[at] = Some(shared.clone());
+        shared
     }
 
     /// Remembers the call as its thread's last use of each live object it passes.

@@ -60,7 +60,7 @@ pub(super) struct RankState {
     /// User-defined reduction operations → description.
     /// User-defined ops by handle: how to name them across ranks, `None` when the function
     /// is unknown (stripped binary): such ops are not compared.
-    pub(super) user_ops: FxHashMap<i64, Option<String>>,
+    pub(super) user_ops: FxHashMap<i64, Option<Arc<str>>>,
     /// Where the function of the `MPI_Op_create` being normalized is defined.
     pub(super) pending_user_fn: Option<SourceLocation>,
     /// Graph topologies by communicator handle, and the one whose creation awaits its

@@ -14,8 +14,9 @@ use crate::model::*;
 
 /// What normalizing a call yields, in the rank's order.
 pub(super) enum Normalized {
-    /// The rank's next event; its index is the number of events before it.
-    Event(Event),
+    /// The rank's next event, pushed onto the rank's events (where the passes read it: the
+    /// event is not moved again on its way); its index is the number of events before it.
+    Event,
     /// Every member freed this communicator (with the last member's `MPI_Comm_free`, after
     /// its event): no event names it any more.
     CommFreed(CommId),
@@ -108,12 +109,14 @@ impl<'a> RankStream<'a> {
         )
     }
 
-    /// Normalizes the rank's next call record, giving `out` what it yields.
+    /// Normalizes the rank's next call record, giving `out` what it yields (and `events`
+    /// its event, if any).
     pub(super) fn call(
         &mut self,
         call: &CallRecord,
         tables: &mut Tables,
         resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+        events: &mut Vec<Event>,
         out: &mut dyn FnMut(Normalized),
     ) {
         let trace = self.trace;
@@ -215,7 +218,7 @@ impl<'a> RankStream<'a> {
                 out(Normalized::Matched { event, matched });
             }
         }
-        let Some(mut event) = event else {
+        let Some(event) = event else {
             // (No event for uses to be marked on.)
             self.state.objects.marks.clear();
             for comm in self.state.freed_comms.drain(..) {
@@ -223,6 +226,10 @@ impl<'a> RankStream<'a> {
             }
             return;
         };
+        // Into the list at once, completed there: one copy of the event less.
+        self.events += 1;
+        events.push(event);
+        let event = events.last_mut().expect("the event just pushed");
         let time = crate::threads::call_time(call);
         event.time = Some(time);
         // A call made after MPI_Finalize returned is no MPI operation (MPI may have
@@ -250,11 +257,10 @@ impl<'a> RankStream<'a> {
         // (Only calls on windows are in the RMA table: `rma_call`.)
         if plan.window_call {
             if let Some(call) = tables.rma.calls.get_mut(&(rank, this_index as u32)) {
-                call.event = EventSummary::of(&event);
+                call.event = EventSummary::of(event);
             }
         }
-        self.events += 1;
-        out(Normalized::Event(event));
+        out(Normalized::Event);
         for mark in self.state.objects.marks.drain(..) {
             out(Normalized::Mark(mark));
         }

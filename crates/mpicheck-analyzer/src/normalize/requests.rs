@@ -153,11 +153,11 @@ impl<'t> RankNormalizer<'t> {
             args.array_at(p.requests).unwrap_or(&[])
         };
         let requests = self.request_ids(raws);
-        let completed: Option<Vec<u32>> = call.complete.then(|| {
+        let completed: Option<Completed> = call.complete.then(|| {
             let non_null = || {
                 (0..raws.len() as u32)
                     .filter(|&i| requests[i as usize].is_some())
-                    .collect::<Vec<_>>()
+                    .collect()
             };
             let flag = args.out_int_at(p.flag).map(|f| f != 0);
             match kind {
@@ -165,7 +165,7 @@ impl<'t> RankNormalizer<'t> {
                     if !test || flag == Some(true) {
                         non_null()
                     } else {
-                        Vec::new()
+                        Completed::new()
                     }
                 }
                 WaitKind::Any => match args.out_int_at(p.index) {
@@ -174,9 +174,9 @@ impl<'t> RankNormalizer<'t> {
                             && Some(i) != self.constants.undefined
                             && (!test || flag == Some(true)) =>
                     {
-                        vec![i as u32]
+                        Completed::one(i as u32)
                     }
-                    _ => Vec::new(),
+                    _ => Completed::new(),
                 },
                 WaitKind::Some => {
                     let n = args

@@ -304,7 +304,7 @@ impl RankNormalizer<'_> {
         let span = type_raw.and_then(|t| self.touched_span(count, t));
         let op = args
             .int("op")
-            .and_then(|raw| self.constants.ops.get(&raw).cloned());
+            .and_then(|raw| self.constants.ops.get(&raw).map(|op| op.to_string()));
         Some(RmaAccess {
             kind,
             request,

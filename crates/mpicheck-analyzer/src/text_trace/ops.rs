@@ -169,6 +169,7 @@ impl Parser {
                         },
                     })
                 };
+                let completed: Option<Completed> = completed.map(Completed::from);
                 if let (Some(done), Some(_)) = (&completed, keys.get("matched")) {
                     // Fill in the matched source of the receives this call completed.
                     for &i in done {

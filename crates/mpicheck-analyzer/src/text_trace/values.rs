@@ -215,7 +215,7 @@ impl Parser {
             in_place: keys.get("inplace").is_some_and(|v| *v == "1"),
             op: keys
                 .get("op")
-                .map(|o| format!("MPI_{}", o.to_ascii_uppercase())),
+                .map(|o| format!("MPI_{}", o.to_ascii_uppercase()).into()),
             ..Default::default()
         };
         args.send = match buf(self, "count", "type")? {

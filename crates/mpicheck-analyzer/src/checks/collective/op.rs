@@ -65,7 +65,11 @@ impl Ops {
         let Some(calls) = position
             .calls
             .iter()
-            .map(|c| c.args().and_then(|a| a.op.clone()).map(|op| (op, c)))
+            .map(|c| {
+                c.args()
+                    .and_then(|a| a.op.as_deref())
+                    .map(|op| (op.to_string(), c))
+            })
             .collect::<Option<Vec<_>>>()
         else {
             return;

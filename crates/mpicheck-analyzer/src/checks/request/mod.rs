@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use super::pass::{EventPass, RunTables, SiteFindings};
 use super::Check;
 use crate::diagnostic::{CheckInfo, Diagnostic};
-use crate::model::{Blocking, CommId, Event, Op, Rank, ReqId, SiteId};
+use crate::model::{Blocking, CommId, Completed, Event, Op, Rank, ReqId, SiteId};
 
 pub mod free_active;
 mod freed;
@@ -83,7 +83,7 @@ fn created(event: &Event, mut out: impl FnMut(ReqId, bool)) {
 /// `requests`; null entries and indices out of range name none).
 pub(crate) fn completed_requests<'e>(
     requests: &'e [Option<ReqId>],
-    completed: &'e Option<Vec<u32>>,
+    completed: &'e Option<Completed>,
 ) -> impl Iterator<Item = ReqId> + 'e {
     completed
         .iter()

@@ -239,6 +239,7 @@ impl Overlaps {
 
 impl BufferWalk {
     /// The rank's next event, `i` its index.
+    #[inline]
     pub(super) fn event(
         &mut self,
         rank: Rank,

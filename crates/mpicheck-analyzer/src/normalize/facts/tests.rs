@@ -1,6 +1,6 @@
 //! Object lifecycles and argument problems judged from raw trace words.
 
-use super::super::{normalize, Normalized, RankStream, Tables};
+use super::super::{normalize, RankStream, Tables};
 use crate::model::*;
 use mpicheck_trace::builder::{decoded_call, decoded_trace};
 use mpicheck_trace::{CallRecord, EndOfTrace, Trace};
@@ -199,11 +199,7 @@ fn a_create_free_loop_keeps_one_live_object() {
     let mut peak = 0;
     for c in &trace.calls {
         let resolve = &mut |_, _| SourceLocation::default();
-        rank.call(c, &mut tables, resolve, &mut |out| {
-            if let Normalized::Event(e) = out {
-                events.push(e);
-            }
-        });
+        rank.call(c, &mut tables, resolve, &mut events, &mut |_| {});
         peak = peak.max(rank.state.objects.live_count());
     }
     assert_eq!(peak, 1);

@@ -521,3 +521,19 @@ fn a_trace_that_ends_in_mpi_abort_ends_there_even_when_its_exit_handlers_ran() {
         }
     );
 }
+
+/// A wait's completed indices are kept inline up to four and in an allocation beyond, the
+/// same list either way.
+#[test]
+fn completed_indices_keep_their_order_inline_and_beyond() {
+    for n in 0..9u32 {
+        let indices: Vec<u32> = (0..n).map(|i| 10 * i + 1).collect();
+        let collected: Completed = indices.iter().copied().collect();
+        let converted = Completed::from(indices.clone());
+        assert_eq!(&*collected, &indices[..]);
+        assert_eq!(collected, converted);
+        assert_eq!(format!("{collected:?}"), format!("{indices:?}"));
+    }
+    assert_eq!(&*Completed::one(7), &[7]);
+    assert!(size_of::<Option<Completed>>() <= 24);
+}
