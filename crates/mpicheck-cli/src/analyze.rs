@@ -671,9 +671,16 @@ fn given_up_note(run: &Run) -> Option<String> {
     let counts = run.buffer_watch.filter(|c| c.given_up > 0)?;
     let sites: Vec<String> = (run.buffers_given_up.iter())
         .map(|given_up| {
-            let at = match at_site(run, given_up.site) {
-                at if at.is_empty() => " at call sites not told apart".to_string(),
-                at => at,
+            let at = match (at_site(run, given_up.site), run.site(given_up.site)) {
+                (at, _) if !at.is_empty() => at,
+                // A library without debug info (Meep's): where the call is in the binary.
+                (_, site) => match (&site.function, &site.object, site.offset) {
+                    (Some(function), Some(object), _) => format!(" in {function} ({object})"),
+                    (None, Some(object), Some(offset)) => format!(" at {object}+{offset:#x}"),
+                    (Some(function), None, _) => format!(" in {function}"),
+                    // The sites beyond the library's table, which share one budget.
+                    _ => " at call sites not told apart".to_string(),
+                },
             };
             format!(
                 "{} posted by {}{at} after {} such accesses",
