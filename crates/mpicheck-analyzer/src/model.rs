@@ -973,6 +973,9 @@ pub struct Run {
     /// How many buffers `--check-buffers` watched and did not, summed over the ranks
     /// (`MPICHECK_Buffers` records); `None` without the mode.
     pub buffer_watch: Option<BufferWatchCounts>,
+    /// The call sites whose buffers `--check-buffers` stopped watching because the program
+    /// accessed other data on their pages too often (`MPICHECK_Given_up` records), by site.
+    pub buffers_given_up: Vec<GivenUpSite>,
     /// The calls that connected the job to processes outside it ([`OUTSIDE_JOB`]), by
     /// function and call site.
     pub outside_job: Vec<OutsideJobCall>,
@@ -991,12 +994,30 @@ pub struct OutsideJobCall {
 
 /// Buffer checking's counts: pending buffers watched, buffers not watched (non-contiguous
 /// datatype, stack, shared or read-only memory, over 1 GiB, table full), accesses found but
-/// not recorded (table full).
+/// not recorded (table full), buffers not watched because their call site was given up
+/// ([`GivenUpSite`]), faults on watched pages that were not accesses to a watched buffer's
+/// own bytes (each let through at the cost of two signals).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BufferWatchCounts {
     pub watched: u64,
     pub unwatched: u64,
     pub dropped: u64,
+    pub given_up: u64,
+    pub neighbour_faults: u64,
+}
+
+/// A call site (the nonblocking call that made buffers pending) whose buffers
+/// `--check-buffers` stopped watching: the program accessed other data on their pages more
+/// often than the budget allows. Summed over the ranks that gave it up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GivenUpSite {
+    pub site: SiteId,
+    /// The ranks that gave it up, ascending.
+    pub ranks: Vec<Rank>,
+    /// Neighbour faults charged to the site.
+    pub faults: u64,
+    /// Its buffers not watched: pending when it was given up, and posted since.
+    pub buffers: u64,
 }
 
 /// A load or store of the program into the buffer of a pending nonblocking operation.

@@ -443,6 +443,10 @@ where
     tables.rma.name_windows(&numbering, &tables.comms);
     // Each rank's accesses in its trace's order, rank after rank.
     tables.buffer_accesses.sort_by_key(|access| access.rank);
+    // (Ranks are read in any order; `Numbering::apply` sorts again after renumbering.)
+    tables
+        .buffers_given_up
+        .sort_by_key(|given_up| given_up.site.0);
     let run = Run {
         ranks,
         comms: tables.comms,
@@ -453,6 +457,7 @@ where
         rma: tables.rma.calls,
         buffer_accesses: tables.buffer_accesses,
         buffer_watch: tables.buffer_watch,
+        buffers_given_up: tables.buffers_given_up,
         outside_job: tables.outside_job,
     };
     Ok((run, numbering))

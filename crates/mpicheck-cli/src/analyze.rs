@@ -346,17 +346,27 @@ pub fn analyze_and_report(
     }
     if let Some(counts) = run
         .buffer_watch
-        .filter(|c| c.unwatched > 0 || c.dropped > 0)
+        .filter(|c| c.unwatched > 0 || c.dropped > 0 || c.neighbour_faults > 0)
     {
         eprintln!(
-            "mpicheck: note: --check-buffers watched {} buffers of nonblocking calls and left {} unwatched (stack, shared or read-only memory, next to an RMA window, unknown or non-contiguous layout, RMA results without protection keys, over 1 GiB, or too many pending){}",
+            "mpicheck: note: --check-buffers watched {} buffers of nonblocking calls{}{}{}",
             counts.watched,
-            counts.unwatched,
+            match counts.unwatched {
+                0 => String::new(),
+                n => format!(" and left {n} unwatched (stack, shared or read-only memory, next to an RMA window, unknown or non-contiguous layout, RMA results without protection keys, over 1 GiB, or too many pending)"),
+            },
             match counts.dropped {
                 0 => String::new(),
                 n => format!("; {n} accesses found were not recorded"),
+            },
+            match counts.neighbour_faults {
+                0 => String::new(),
+                n => format!("; {n} accesses to other data on their pages were let through, a fault each"),
             }
         );
+    }
+    if let Some(note) = given_up_note(&run) {
+        eprintln!("mpicheck: note: {note}");
     }
     let mut notes = incomplete_notes(traces, &run, &assignment);
     notes.extend(outside_job_notes(&run));
@@ -653,6 +663,38 @@ fn outside_job_notes(run: &Run) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// The buffers `--check-buffers` stopped watching because the program accessed other data on
+/// their pages too often, by the call site that posted them.
+fn given_up_note(run: &Run) -> Option<String> {
+    let counts = run.buffer_watch.filter(|c| c.given_up > 0)?;
+    let sites: Vec<String> = (run.buffers_given_up.iter())
+        .map(|given_up| {
+            let at = match (at_site(run, given_up.site), run.site(given_up.site)) {
+                (at, _) if !at.is_empty() => at,
+                // A library without debug info (Meep's): where the call is in the binary.
+                (_, site) => match (&site.function, &site.object, site.offset) {
+                    (Some(function), Some(object), _) => format!(" in {function} ({object})"),
+                    (None, Some(object), Some(offset)) => format!(" at {object}+{offset:#x}"),
+                    (Some(function), None, _) => format!(" in {function}"),
+                    // The sites beyond the library's table, which share one budget.
+                    _ => " at call sites not told apart".to_string(),
+                },
+            };
+            format!(
+                "{} posted by {}{at} after {} such accesses",
+                given_up.buffers,
+                mpicheck_report::ranks::format_ranks(&given_up.ranks),
+                given_up.faults
+            )
+        })
+        .collect();
+    Some(format!(
+        "--check-buffers left {} buffers unwatched because of too many accesses to their neighbours (other data on their memory pages, each let through by a fault and a single step): {}; accesses to these buffers were not checked",
+        counts.given_up,
+        sites.join(", ")
+    ))
 }
 
 /// " at file:line", " in file", or nothing, for a call site in a line of text.

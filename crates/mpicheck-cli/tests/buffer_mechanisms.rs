@@ -1,7 +1,8 @@
 //! `--check-buffers` without memory protection keys: the page-protection mechanism that runs
 //! where `pkey_alloc` fails (forced here with `MPICHECK_BUFFERS_MECHANISM=mprotect`) still
 //! finds what it found before keys existed, under MPICH and Open MPI. The tier-2 `dr_*`
-//! programs run with keys wherever the CPU has them.
+//! programs run with keys wherever the CPU has them. The budget of neighbour faults is
+//! checked under both mechanisms.
 
 mod support;
 
@@ -51,4 +52,55 @@ fn mprotect_fallback_mpich() {
 #[test]
 fn mprotect_fallback_openmpi() {
     check_mprotect_fallback(OPENMPI);
+}
+
+/// A program that stores to other data on the pages of pending receive buffers 100,000
+/// times per step (`dr_neighbour_budget.c`): under either mechanism the site of those
+/// receives is given up after its budget of such faults, the note names it with the reason,
+/// and a later access to a buffer posted at another site is still reported.
+fn check_neighbour_budget(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/dr_neighbour_budget.c");
+    let program = std::fs::read_to_string(&source).unwrap();
+    let irecv_line = 1 + program
+        .lines()
+        .position(|l| l.contains("MPI_Irecv(b->halo"))
+        .unwrap();
+    let exe = dir.path().join("dr_neighbour_budget");
+    compile_to(family, &source, &exe);
+    for mechanism in ["default", "mprotect"] {
+        let out = dir.path().join(mechanism);
+        let mut cmd = mpicheck_run_command(
+            family,
+            2,
+            &out,
+            &[exe.to_str().unwrap()],
+            &["--check-buffers"],
+        );
+        if mechanism == "mprotect" {
+            cmd.env("MPICHECK_BUFFERS_MECHANISM", "mprotect");
+        }
+        let output = run_bounded(cmd, b"").0;
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{mechanism}: {stderr}");
+        assert_eq!(report_codes(&out), vec!["DR002"], "{mechanism}: {stderr}");
+        // Per rank: the 2 receives pending when the site was given up, 18 posted later.
+        let note = "mpicheck: note: --check-buffers left 40 buffers unwatched because of too many accesses to their neighbours";
+        let site = format!("dr_neighbour_budget.c:{irecv_line} after ");
+        assert!(stderr.contains(note), "{mechanism}: {stderr}");
+        assert!(
+            stderr.contains(&site) && stderr.contains("40 posted by ranks 0, 1 at "),
+            "{mechanism}: {site}\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn neighbour_budget_mpich() {
+    check_neighbour_budget(MPICH);
+}
+#[test]
+fn neighbour_budget_openmpi() {
+    check_neighbour_budget(OPENMPI);
 }

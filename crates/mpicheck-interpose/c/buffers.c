@@ -16,6 +16,10 @@
  *   no longer watched; an access to a neighbour on the same page is let through by
  *   unprotecting the page and single-stepping the instruction (trap flag, then SIGTRAP
  *   protects it again). Faults that are not ours go to the handler the program had.
+ * - Those neighbour faults are counted per call site of the call that made the buffer
+ *   pending; a site whose buffers cost more than its budget of them is given up: its pending
+ *   buffers are no longer watched, nor are the ones it posts later (counted apart, with the
+ *   site, so the report says why), and so is every site once the process exceeds its own.
  * - The calls that complete requests (Wait/Test families, Request_free, a true
  *   Request_get_status) end the watch; findings become MPICHECK_Access records at the next
  *   MPI call. Only x86-64 Linux: elsewhere the mode stays off. */
@@ -39,6 +43,7 @@ int mpicheck_buffers_on;
 
 extern const uint16_t mpicheck_access_id;
 extern const uint16_t mpicheck_buffers_id;
+extern const uint16_t mpicheck_given_up_id;
 
 #define MAX_WATCHED 256
 #define MAX_FINDINGS 64
@@ -62,6 +67,7 @@ struct watched {
     uint64_t mark; /* held by a completion call in progress */
     uintptr_t start, end, page_lo, page_hi;
     const void *site;
+    int budget; /* its call site's slot in sites[] */
 };
 
 struct finding {
@@ -102,6 +108,27 @@ static unsigned findings_claimed, findings_flushed;
 static int flushing;
 static uint64_t next_mark;
 static uint64_t count_watched, count_unwatched, count_dropped;
+
+/* The budget of neighbour faults (a fault on a watched page that is not an access to a
+ * watched buffer's own bytes: each costs two signals and, without keys, two mprotect calls,
+ * 20-45 us): per call site of the call that made the buffer pending, and per process.
+ * Chosen by measurement (docs/buffer-checking.md, "The cost of neighbours"); overridden by
+ * MPICHECK_BUFFERS_NEIGHBOUR_BUDGET (the per-site budget; the process's is 16 times it;
+ * 0 = no budget). Sites beyond the table share its last slot (site NULL). Under the lock. */
+#define MAX_SITES 64
+#define SITE_BUDGET 2000
+#define PROCESS_BUDGET_SITES 16
+static struct site_budget {
+    const void *site;
+    uint64_t faults;   /* neighbour faults charged to it */
+    uint64_t given_up; /* buffers given up: pending when it was given up, and posted since */
+    uint64_t charged;  /* the fault (neighbour_faults) last charged: once per fault */
+    int used, over;
+} sites[MAX_SITES];
+static uint64_t site_budget = SITE_BUDGET, process_budget = (uint64_t)SITE_BUDGET * PROCESS_BUDGET_SITES;
+static uint64_t neighbour_faults;
+static int process_over; /* the process exceeded its budget: nothing more is watched */
+static uint64_t count_given_up;
 
 /* Persistent point-to-point requests (MPI_Send_init ...): the bytes each MPI_Start watches,
  * found when the request was made (its datatype may be freed before a start). Under the lock. */
@@ -312,6 +339,58 @@ static void release(struct watched *w)
     if (protected_now || pkeys_on) apply(w->page_lo, w->page_hi);
 }
 
+/* ---- the budget of neighbour faults (under the lock; also from the handlers) ------------- */
+
+/* The slot of a call site in sites[]; sites beyond the table share the last one. */
+static int site_slot(const void *site)
+{
+    for (int i = 0; i < MAX_SITES - 1; i++) {
+        if (!sites[i].used) {
+            sites[i].used = 1;
+            sites[i].site = site;
+            return i;
+        }
+        if (sites[i].site == site) return i;
+    }
+    sites[MAX_SITES - 1].used = 1;
+    return MAX_SITES - 1;
+}
+
+/* Stops watching the site's pending buffers, and (over) the ones it posts later. They count
+ * as given up, not as watched. */
+static void give_up(int slot)
+{
+    sites[slot].over = 1;
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (!w->used || w->reported || w->budget != slot) continue;
+        sites[slot].given_up++;
+        count_given_up++;
+        count_watched--;
+        release(w);
+    }
+}
+
+/* A neighbour fault on page: charged once to each site whose watched buffers cover it. */
+static void charge_neighbour(uintptr_t page)
+{
+    uint64_t n = ++neighbour_faults;
+    if (!site_budget) return;
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
+        struct site_budget *s = &sites[w->budget];
+        if (s->charged == n) continue;
+        s->charged = n;
+        if (++s->faults > site_budget) give_up(w->budget);
+    }
+    if (n > process_budget && !process_over) {
+        process_over = 1;
+        for (int i = 0; i < MAX_SITES; i++)
+            if (sites[i].used && !sites[i].over) give_up(i);
+    }
+}
+
 /* ---- signal handlers (async-signal-safe) ------------------------------------------------ */
 
 static void chain(const struct sigaction *old, int sig, siginfo_t *info, void *ctx)
@@ -398,6 +477,14 @@ static void on_key_fault(siginfo_t *info, ucontext_t *ctx, int me)
         hit->reported = 1;
         apply(hit->page_lo, hit->page_hi);
     }
+    if (!hit) {
+        charge_neighbour(page);
+        if (page_key(page) == 0) {
+            /* Its buffers were given up: the instruction runs again on an untagged page. */
+            unlock();
+            return;
+        }
+    }
     int slot = -1;
     for (int i = 0; i < MAX_STEPPERS && slot < 0 && pkru; i++)
         if (!steppers[i].tid) slot = i;
@@ -460,6 +547,7 @@ static void on_segv(int sig, siginfo_t *info, void *ctx_)
         hit->reported = 1;
         apply(hit->page_lo, hit->page_hi);
     }
+    if (!hit) charge_neighbour(page); /* may give up buffers of this page: prot below */
     int prot = page_prot(page);
     int allowed = write ? (prot & PROT_WRITE) : (prot & PROT_READ);
     if (!allowed) {
@@ -563,6 +651,11 @@ void mpicheck_buffers_prepare(void)
     if (!on || strcmp(on, "1") != 0) return;
     page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
     main_thread_pointer = thread_pointer();
+    const char *budget = getenv("MPICHECK_BUFFERS_NEIGHBOUR_BUDGET");
+    if (budget && *budget) {
+        site_budget = strtoull(budget, NULL, 10);
+        process_budget = site_budget * PROCESS_BUDGET_SITES;
+    }
     prepare_pkeys();
     mpicheck_buffers_on = 1;
 }
@@ -679,6 +772,13 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
         return;
     }
     lock(my_tid());
+    int budget = site_slot(site);
+    if (sites[budget].over || process_over) {
+        sites[budget].given_up++;
+        count_given_up++;
+        unlock();
+        return;
+    }
     int near_window = windows_overflow;
     for (int i = 0; i < MAX_WINDOWS && !near_window; i++)
         near_window = windows[i].used && page_lo < windows[i].hi && windows[i].lo < page_hi;
@@ -701,6 +801,7 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
         slot->page_lo = page_lo;
         slot->page_hi = page_hi;
         slot->site = site;
+        slot->budget = budget;
         count_watched++;
         if (pkeys_on) {
             ensure_handler(SIGSEGV, on_segv, &old_segv);
@@ -969,13 +1070,27 @@ void mpicheck_buffers_finalized(void)
     for (int i = 0; i < MAX_COLL_RANGES; i++) coll_ranges[i].used = 0;
     for (int i = 0; i < MAX_WINDOWS; i++) windows[i].used = 0;
     unlock();
-    int64_t *w = mpicheck_begin(mpicheck_buffers_id, 3, __builtin_return_address(0), 0);
+    int64_t *w = mpicheck_begin(mpicheck_buffers_id, 5, __builtin_return_address(0), 0);
     if (w) {
         w[0] = (int64_t)count_watched;
         w[1] = (int64_t)count_unwatched;
         w[2] = (int64_t)count_dropped;
+        w[3] = (int64_t)count_given_up;
+        w[4] = (int64_t)neighbour_faults;
         mpicheck_entered(w);
         mpicheck_end(w, 0);
+    }
+    /* The sites given up, at the call that posted their buffers (the shared slot of the
+     * sites beyond the table at no site). */
+    for (int i = 0; i < MAX_SITES; i++) {
+        if (!sites[i].used || !sites[i].over) continue;
+        w = mpicheck_begin(mpicheck_given_up_id, 2, sites[i].site, 0);
+        if (w) {
+            w[0] = (int64_t)sites[i].faults;
+            w[1] = (int64_t)sites[i].given_up;
+            mpicheck_entered(w);
+            mpicheck_end(w, 0);
+        }
     }
 }
 

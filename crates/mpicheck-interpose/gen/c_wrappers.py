@@ -600,6 +600,7 @@ def gen_wrappers_c(funcs):
     out.append("const uint16_t mpicheck_sync_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Sync")))
     out.append("const uint16_t mpicheck_access_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Access")))
     out.append("const uint16_t mpicheck_buffers_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Buffers")))
+    out.append("const uint16_t mpicheck_given_up_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Given_up")))
     out.append("")
     for f in funcs:
         out.append(gen_c_wrapper(f))

@@ -256,8 +256,12 @@ PSEUDO = [
     # written after the fault; the record's call site is the faulting instruction + 1).
     "MPICHECK_Access write:INT:in:s address:INT:in:s thread:INT:in:s tid:INT:in:s start:INT:in:s len:INT:in:s recv:INT:in:s post_site:INT:in:s",
     # Buffer checking's counts at MPI_Finalize: buffers watched, not watched (layout, memory,
-    # table full), findings dropped (table full).
-    "MPICHECK_Buffers watched:INT:in:s unwatched:INT:in:s dropped:INT:in:s",
+    # table full), findings dropped (table full), buffers given up (MPICHECK_Given_up), and
+    # faults on watched pages that were not accesses to a watched buffer's own bytes.
+    "MPICHECK_Buffers watched:INT:in:s unwatched:INT:in:s dropped:INT:in:s given_up:INT:in:s neighbour_faults:INT:in:s",
+    # A call site whose buffers buffer checking gave up at MPI_Finalize (the record's call
+    # site): the neighbour faults charged to it, its buffers not watched because of that.
+    "MPICHECK_Given_up faults:INT:in:s buffers:INT:in:s",
 ]
 
 PSEUDO_NAMES = [p.split()[0] for p in PSEUDO]

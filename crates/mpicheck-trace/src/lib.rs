@@ -143,7 +143,8 @@
 //! | `MPICHECK_Type_info` | datatype, size, extent, true_lb, true_extent (`MPI_Type_get_true_extent`; absent in older traces) | after `MPI_Type_commit` |
 //! | `MPICHECK_Sync` | `what`, `object` | synchronization between the process's threads |
 //! | `MPICHECK_Access` | `write`, `address`, `thread`, `tid`, `start`, `len`, `recv`, `post_site` | `--check-buffers`: a load or store into the buffer of a pending operation, at the next MPI call (call site: the faulting instruction + 1) |
-//! | `MPICHECK_Buffers` | `watched`, `unwatched`, `dropped` | `--check-buffers`: counts of buffers watched and not, after `MPI_Finalize` |
+//! | `MPICHECK_Buffers` | `watched`, `unwatched`, `dropped`, `given_up`, `neighbour_faults` (the last two absent in older traces) | `--check-buffers`: counts of buffers watched and not, after `MPI_Finalize` |
+//! | `MPICHECK_Given_up` | `faults`, `buffers` | `--check-buffers`: a call site (the record's) whose buffers were no longer watched because of too many faults on other data on their pages, after `MPI_Finalize` |
 //!
 //! Pseudo-calls' words are 8-byte words (`s8` in the table) whatever their C types.
 //!

@@ -237,6 +237,11 @@ impl Numbering {
         for call in &mut run.outside_job {
             call.site = self.site(call.site);
         }
+        for given_up in &mut run.buffers_given_up {
+            given_up.site = self.site(given_up.site);
+        }
+        // (Ranks are read in any order.)
+        run.buffers_given_up.sort_by_key(|given_up| given_up.site.0);
     }
 
     fn event(&self, event: &mut Event) {

@@ -182,6 +182,19 @@ impl<'a> RankStream<'a> {
                 total.watched += count(0);
                 total.unwatched += count(1);
                 total.dropped += count(2);
+                total.given_up += count(3);
+                total.neighbour_faults += count(4);
+                return;
+            }
+            "MPICHECK_Given_up" => {
+                let values = call.args(function);
+                let count = |i: usize| {
+                    values
+                        .get(i)
+                        .and_then(|(v, _)| v.as_int())
+                        .map_or(0, |v| v.max(0) as u64)
+                };
+                tables.given_up(site, rank, count(0), count(1));
                 return;
             }
             _ => {}

@@ -92,6 +92,7 @@ pub(super) struct Tables {
     pub(super) rma: rma::RmaTables,
     pub(super) buffer_accesses: Vec<BufferAccess>,
     pub(super) buffer_watch: Option<BufferWatchCounts>,
+    pub(super) buffers_given_up: Vec<GivenUpSite>,
     pub(super) outside_job: Vec<OutsideJobCall>,
 }
 
@@ -108,6 +109,29 @@ impl Tables {
             remote: None,
         });
         tables
+    }
+
+    /// `rank` gave up watching the buffers posted at `site`.
+    pub(super) fn given_up(&mut self, site: SiteId, rank: Rank, faults: u64, buffers: u64) {
+        let sites = &mut self.buffers_given_up;
+        let at = match sites.iter().position(|s| s.site == site) {
+            Some(at) => at,
+            None => {
+                sites.push(GivenUpSite {
+                    site,
+                    ranks: Vec::new(),
+                    faults: 0,
+                    buffers: 0,
+                });
+                sites.len() - 1
+            }
+        };
+        let given_up = &mut sites[at];
+        given_up.faults += faults;
+        given_up.buffers += buffers;
+        if let Err(position) = given_up.ranks.binary_search(&rank) {
+            given_up.ranks.insert(position, rank);
+        }
     }
 
     /// `rank`'s call of `function` at `site` made a communicator with members outside the

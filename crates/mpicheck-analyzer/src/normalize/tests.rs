@@ -211,7 +211,7 @@ fn first_difference(a: &Run, b: &Run) -> Option<String> {
             }
         }
     }
-    differ!(ranks, collective_args, rma, buffer_watch);
+    differ!(ranks, collective_args, rma, buffer_watch, buffers_given_up);
     None
 }
 

@@ -6228,7 +6228,8 @@ const char mpicheck_schema_text[] =
     "691 MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s true_lb:INT:in:s true_extent:INT:in:s\n"
     "692 MPICHECK_Sync what:INT:in:s object:INT:in:s\n"
     "693 MPICHECK_Access write:INT:in:s address:INT:in:s thread:INT:in:s tid:INT:in:s start:INT:in:s len:INT:in:s recv:INT:in:s post_site:INT:in:s\n"
-    "694 MPICHECK_Buffers watched:INT:in:s unwatched:INT:in:s dropped:INT:in:s\n"
+    "694 MPICHECK_Buffers watched:INT:in:s unwatched:INT:in:s dropped:INT:in:s given_up:INT:in:s neighbour_faults:INT:in:s\n"
+    "695 MPICHECK_Given_up faults:INT:in:s buffers:INT:in:s\n"
     ;
 /* Bytes of each scalar and array element of the table above, in order (support.c appends them). */
 const unsigned char mpicheck_schema_widths[] = {
@@ -9657,14 +9658,15 @@ const unsigned char mpicheck_schema_widths[] = {
 #else
     8,
 #endif
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 };
-const uint32_t mpicheck_schema_scalars = 3089;
-_Static_assert(sizeof(mpicheck_schema_widths) == 3089, "one width per scalar field");
-char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 3089 + 74];
+const uint32_t mpicheck_schema_scalars = 3093;
+_Static_assert(sizeof(mpicheck_schema_widths) == 3093, "one width per scalar field");
+char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 3093 + 74];
 const uint16_t mpicheck_sync_id = 692;
 const uint16_t mpicheck_access_id = 693;
 const uint16_t mpicheck_buffers_id = 694;
+const uint16_t mpicheck_given_up_id = 695;
 
 #ifdef MPICHECK_HAVE_MPI_Abi_get_fortran_booleans
 int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set);
