@@ -639,12 +639,11 @@ fn std_wildcard_then_specific_recv() {
     );
 }
 
-#[test]
-fn dl_master_worker_reply_ok() {
-    // Five of the program's rounds, as both MPIs record them (a reply line needs ten calls
-    // with two workers to count as following the wildcard's source).
+/// dl_master_worker_reply_ok.c's rounds as both MPIs record them, each round's first
+/// result from the worker in `firsts`.
+fn master_worker_reply_rounds(firsts: &[u32]) -> String {
     let mut text = String::from("ranks 3\n");
-    for first in [2, 1, 2, 2, 1] {
+    for first in firsts {
         let second = 3 - first;
         text.push_str(&format!(
             "1-2: send dest=0 tag=0 @ f.c:33
@@ -656,27 +655,23 @@ fn dl_master_worker_reply_ok() {
         ));
     }
     text.push_str("*: finalize @ f.c:37");
+    text
+}
+
+#[test]
+fn dl_master_worker_reply_ok() {
+    // Five rounds (a reply line needs ten calls with two workers to count as following the
+    // wildcard's source for sure).
+    let text = master_worker_reply_rounds(&[2, 1, 2, 2, 1]);
     check("dl_master_worker_reply_ok", &text, &[("MR001", 27)]);
 }
 
 #[test]
 fn dl_master_worker_reply_few_ok() {
-    // Two rounds, as both MPIs record them: four replies to two workers are too few to
-    // tell that line 28 follows the wildcard's source, and the alternatives deadlock only
-    // if the replies go to the recorded workers.
-    let mut text = String::from("ranks 3\n");
-    for first in [2, 1] {
-        let second = 3 - first;
-        text.push_str(&format!(
-            "1-2: send dest=0 tag=0 @ f.c:33
-             1-2: recv src=0 tag=1 @ f.c:34
-             0: recv src=any tag=0 matched={first} @ f.c:27
-             0: send dest={first} tag=1 @ f.c:28
-             0: recv src=any tag=0 matched={second} @ f.c:27
-             0: send dest={second} tag=1 @ f.c:28\n"
-        ));
-    }
-    text.push_str("*: finalize @ f.c:37");
+    // Two rounds: four replies to two workers are too few to tell that line 28 follows
+    // the wildcard's source, and the alternatives deadlock only if the replies go to the
+    // recorded workers.
+    let text = master_worker_reply_rounds(&[2, 1]);
     check("dl_master_worker_reply_few_ok", &text, &[("MR001", 27)]);
 }
 

@@ -4,7 +4,7 @@
 
 use rustc_hash::FxHashMap;
 
-use mpicheck_trace::{CallRecord, EndOfTrace, Incomplete, Trace};
+use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, Incomplete, Trace};
 
 use super::kind::CallKind;
 use super::rank_state::{RankNormalizer, RankState};
@@ -172,12 +172,7 @@ impl<'a> RankStream<'a> {
             }
             "MPICHECK_Buffers" => {
                 let values = call.args(function);
-                let count = |i: usize| {
-                    values
-                        .get(i)
-                        .and_then(|(v, _)| v.as_int())
-                        .map_or(0, |v| v.max(0) as u64)
-                };
+                let count = |i: usize| count_arg(&values, i);
                 let total = tables.buffer_watch.get_or_insert_default();
                 total.watched += count(0);
                 total.unwatched += count(1);
@@ -188,13 +183,7 @@ impl<'a> RankStream<'a> {
             }
             "MPICHECK_Given_up" => {
                 let values = call.args(function);
-                let count = |i: usize| {
-                    values
-                        .get(i)
-                        .and_then(|(v, _)| v.as_int())
-                        .map_or(0, |v| v.max(0) as u64)
-                };
-                tables.given_up(site, rank, count(0), count(1));
+                tables.given_up(site, rank, count_arg(&values, 0), count_arg(&values, 1));
                 return;
             }
             _ => {}
@@ -360,3 +349,12 @@ fn site_at(
 
 #[cfg(test)]
 mod tests;
+
+/// Argument `i` of one of the recorder's own count records, as a count (0 when missing or
+/// negative).
+fn count_arg(values: &[(ArgValue, ArgValue)], i: usize) -> u64 {
+    values
+        .get(i)
+        .and_then(|(v, _)| v.as_int())
+        .map_or(0, |v| v.max(0) as u64)
+}
