@@ -515,11 +515,7 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                     ..strict_options.clone()
                 }),
             };
-            // An alternative the strict rules never make possible is not a finding.
-            if alt.forced_matched != Some(true) || alt.completed() {
-                continue;
-            }
-            let set: DeadlockSet = waitfor::deadlocked(ctx.program(), &alt);
+            let set = alternative_deadlock(ctx, &alt);
             if set.is_empty() || !deadlocks_if_doubtful_sites_follow(ctx, forced, &strict_options) {
                 continue;
             }
@@ -605,9 +601,16 @@ fn deadlocks_if_doubtful_sites_follow(
         follow_doubtful: true,
         ..strict_options.clone()
     });
-    alt.forced_matched == Some(true)
-        && !alt.completed()
-        && !waitfor::deadlocked(ctx.program(), &alt).is_empty()
+    !alternative_deadlock(ctx, &alt).is_empty()
+}
+
+/// The ranks a replay of another matching leaves deadlocked: none where it completes, or
+/// where the strict rules never make the forced matching possible (no finding then).
+fn alternative_deadlock(ctx: &Context, alt: &Replay) -> DeadlockSet {
+    if alt.forced_matched != Some(true) || alt.completed() {
+        return DeadlockSet::default();
+    }
+    waitfor::deadlocked(ctx.program(), alt)
 }
 
 /// DL001; whether it found a deadlock goes to DL002 and DL003.
