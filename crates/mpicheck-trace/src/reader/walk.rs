@@ -137,6 +137,8 @@ struct Original {
     offset: u64,
     /// Function and thread ids (the `u32` at offset 8).
     ids: u32,
+    /// The call site.
+    site: u64,
     len: usize,
     /// The record, if the walk keeps originals' bytes (else empty).
     bytes: Vec<u8>,
@@ -151,33 +153,66 @@ struct Originals {
     /// takes over (its bytes' room reused).
     slots: Vec<Original>,
     by_site: FxHashMap<(u32, u64), usize>,
-    /// The slot of each original by offset, and of some superseded since: those whose slot
-    /// holds a later offset now are no originals any more. They are dropped all at once when
-    /// they outnumber the slots (the map is built again from the slots), so that an
-    /// original costs one insertion here, not a removal too.
-    by_offset: FxHashMap<u64, usize>,
+    /// Offset and slot of each original, and of some superseded since, in walk order: by
+    /// increasing offset, found by a binary search. Those whose slot holds a later offset
+    /// now are no originals any more; they are dropped all at once when they outnumber the
+    /// slots, so that an original costs a push here, not a hash insertion (and a removal).
+    by_offset: Vec<(u64, u32)>,
+    /// The slot last taken or found for some ids, by [`hint_index`]: a repeat's original, or
+    /// the slot of a new original, is most often there, found without a search.
+    hints: [u32; HINTS],
+}
+
+/// Places in [`Originals::hints`].
+const HINTS: usize = 32;
+
+/// The place in [`Originals::hints`] of the function and thread ids `ids`.
+#[inline]
+fn hint_index(ids: u32) -> usize {
+    (ids ^ (ids >> 16).wrapping_mul(31)) as usize % HINTS
 }
 
 impl Originals {
-    /// The slot of the original at `offset`, if it is the latest of its site.
-    fn slot(&self, offset: u64) -> Option<usize> {
-        let slot = *self.by_offset.get(&offset)?;
-        (self.slots[slot].offset == offset).then_some(slot)
+    /// The slot of the original at `offset` (of `ids`), if it is the latest of its site.
+    #[inline]
+    fn slot(&mut self, ids: u32, offset: u64) -> Option<usize> {
+        let hint = &mut self.hints[hint_index(ids)];
+        if let Some(original) = self.slots.get(*hint as usize) {
+            if original.offset == offset {
+                return Some(*hint as usize);
+            }
+        }
+        let found = self.by_offset.binary_search_by_key(&offset, |&(o, _)| o);
+        let slot = self.by_offset[found.ok()?].1 as usize;
+        (self.slots[slot].offset == offset).then(|| {
+            *hint = slot as u32;
+            slot
+        })
     }
 
-    /// Takes `rec` at `offset`, of `ids` and call site `site`, for the latest original of
-    /// its site, with its bytes if `keep_bytes`.
+    /// Takes `rec` at `offset` (beyond every original taken so far), of `ids` and call site
+    /// `site`, for the latest original of its site, with its bytes if `keep_bytes`.
     fn insert(&mut self, ids: u32, site: u64, offset: u64, rec: &[u8], keep_bytes: bool) {
-        let new_slot = self.slots.len();
-        let slot = *self.by_site.entry((ids, site)).or_insert(new_slot);
-        if slot == new_slot {
-            self.slots.push(Original {
-                offset,
-                ids,
-                len: 0,
-                bytes: Vec::new(),
-            });
-        }
+        let hint = self.hints[hint_index(ids)] as usize;
+        // Most often an original of the site of the last one of its ids: found without a
+        // lookup.
+        let slot = match self.slots.get(hint) {
+            Some(original) if original.ids == ids && original.site == site => hint,
+            _ => {
+                let new_slot = self.slots.len();
+                let slot = *self.by_site.entry((ids, site)).or_insert(new_slot);
+                if slot == new_slot {
+                    self.slots.push(Original {
+                        offset,
+                        ids,
+                        site,
+                        len: 0,
+                        bytes: Vec::new(),
+                    });
+                }
+                slot
+            }
+        };
         let original = &mut self.slots[slot];
         original.offset = offset;
         original.len = rec.len();
@@ -186,12 +221,12 @@ impl Originals {
             original.bytes.extend_from_slice(rec);
         }
         if self.by_offset.len() >= 4 * self.slots.len() + 256 {
-            self.by_offset.clear();
-            let live = self.slots.iter().enumerate();
+            let slots = &self.slots;
             self.by_offset
-                .extend(live.map(|(slot, original)| (original.offset, slot)));
+                .retain(|&(offset, slot)| slots[slot as usize].offset == offset);
         }
-        self.by_offset.insert(offset, slot);
+        self.by_offset.push((offset, slot as u32));
+        self.hints[hint_index(ids)] = slot as u32;
     }
 }
 
@@ -538,7 +573,7 @@ impl Walk {
             } else {
                 len
             };
-            return match self.originals.slot(word) {
+            return match self.originals.slot(ids, word) {
                 Some(slot)
                     if self.originals.slots[slot].ids == ids
                         && len <= self.originals.slots[slot].len =>
@@ -557,14 +592,13 @@ impl Walk {
         Ok(())
     }
 
-    /// The bytes of the original record at `offset`, which a repeat the walk passed refers
-    /// to, if the walk keeps them ([`Walk::keep_originals`]).
+    /// The bytes of the original record at `offset`, which the repeat the walk just passed
+    /// refers to, if the walk keeps them ([`Walk::keep_originals`]): found when the walk
+    /// checked the repeat (`None` for one whose original was released).
     pub(super) fn original(&self, offset: u64) -> Option<&[u8]> {
-        // Most often the original of the repeat just walked: found without a lookup.
         let slot = self
             .last_repeated
-            .filter(|&slot| self.originals.slots[slot].offset == offset)
-            .or_else(|| self.originals.slot(offset))?;
+            .filter(|&slot| self.originals.slots[slot].offset == offset)?;
         Some(&self.originals.slots[slot].bytes)
     }
 
