@@ -457,14 +457,10 @@ fn read_words(layout: &Layout, bytes: &[u8], words: &mut Vec<i64>) {
         return;
     }
     // The steps of a fixed size, at their known offsets: what `read_steps` reads of them,
-    // without a check per word (an exact-size `extend`: no room check per word either).
-    let fixed = &bytes[..layout.fixed_end];
-    words.extend(
-        layout
-            .fixed
-            .iter()
-            .map(|&(at, width)| word_at(fixed, at as usize, width)),
-    );
+    // without a check per word.
+    for &(at, width) in layout.fixed.iter() {
+        words.push(word_at(bytes, at as usize, width));
+    }
     if layout.rest < layout.steps.len() {
         read_steps(&layout.steps[layout.rest..], bytes, layout.fixed_end, words);
     }
