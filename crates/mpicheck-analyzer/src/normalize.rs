@@ -320,7 +320,7 @@ where
             &mut tables,
             resolve,
             &mut a.events,
-            &mut |out| made.push(out),
+            &mut made,
         );
         let run_tables = RunTables::new(
             &tables.sites,

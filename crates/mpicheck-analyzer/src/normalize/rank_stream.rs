@@ -109,15 +109,16 @@ impl<'a> RankStream<'a> {
         )
     }
 
-    /// Normalizes the rank's next call record, giving `out` what it yields (and `events`
-    /// its event, if any).
+    /// Normalizes the rank's next call record, appending to `out` what it yields (and to
+    /// `events` its event, if any). (A list, not a callback: a call yields one or two
+    /// items, each an indirect call through a callback.)
     pub(super) fn call(
         &mut self,
         call: &CallRecord,
         tables: &mut Tables,
         resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
         events: &mut Vec<Event>,
-        out: &mut dyn FnMut(Normalized),
+        out: &mut Vec<Normalized>,
     ) {
         let trace = self.trace;
         let Some(function) = trace.schema.function(call.func) else {
@@ -130,16 +131,16 @@ impl<'a> RankStream<'a> {
             }
             // (A block a record ends, or a region it begins or ends, comes before it.)
             for mark in self.threads.take_marks() {
-                out(Normalized::Mark(mark));
+                out.push(Normalized::Mark(mark));
             }
             for sync in self.threads.syncs_from(syncs_before) {
-                out(Normalized::Sync(*sync));
+                out.push(Normalized::Sync(*sync));
             }
             return;
         }
         // (The thread level, before the first event.)
         for mark in self.threads.take_marks() {
-            out(Normalized::Mark(mark));
+            out.push(Normalized::Mark(mark));
         }
         let site = self.site(call.callsite, tables, resolve);
         let (rank, index) = (self.rank, self.trace_index);
@@ -217,14 +218,14 @@ impl<'a> RankStream<'a> {
         for (event, matched) in self.matched.drain(..) {
             // (A call completing a receive it started itself has no earlier event to fill.)
             if event < this_index {
-                out(Normalized::Matched { event, matched });
+                out.push(Normalized::Matched { event, matched });
             }
         }
         let Some(event) = event else {
             // (No event for uses to be marked on.)
             self.state.objects.marks.clear();
             for comm in self.state.freed_comms.drain(..) {
-                out(Normalized::CommFreed(comm));
+                out.push(Normalized::CommFreed(comm));
             }
             return;
         };
@@ -262,12 +263,12 @@ impl<'a> RankStream<'a> {
                 call.event = EventSummary::of(event);
             }
         }
-        out(Normalized::Event);
+        out.push(Normalized::Event);
         for mark in self.state.objects.marks.drain(..) {
-            out(Normalized::Mark(mark));
+            out.push(Normalized::Mark(mark));
         }
         for comm in self.state.freed_comms.drain(..) {
-            out(Normalized::CommFreed(comm));
+            out.push(Normalized::CommFreed(comm));
         }
     }
 

@@ -196,10 +196,12 @@ fn a_create_free_loop_keeps_one_live_object() {
     let mut tables = Tables::new(2);
     let mut rank = RankStream::new(0, 2, 0, &trace, &mut tables);
     let mut events = Vec::new();
+    let mut made = Vec::new();
     let mut peak = 0;
     for c in &trace.calls {
         let resolve = &mut |_, _| SourceLocation::default();
-        rank.call(c, &mut tables, resolve, &mut events, &mut |_| {});
+        rank.call(c, &mut tables, resolve, &mut events, &mut made);
+        made.clear();
         peak = peak.max(rank.state.objects.live_count());
     }
     assert_eq!(peak, 1);
