@@ -196,6 +196,7 @@ fn build_family(family: Family) {
         shared.join("c/support.c"),
         shared.join("c/threads.c"),
         shared.join("c/buffers.c"),
+        shared.join("c/buffers_faults.c"),
         shared.join("c/buffers_coll.c"),
         shared.join("c/buffers_maps.c"),
         shared.join("c/callbacks.c"),
@@ -212,6 +213,7 @@ fn build_family(family: Family) {
             [
                 shared.join("c/mpicheck_interpose.h"),
                 shared.join("c/mpicheck_fortran.h"),
+                shared.join("c/buffers_internal.h"),
                 shared.join("build_common.rs"),
             ]
             .iter(),

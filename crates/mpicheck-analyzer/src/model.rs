@@ -53,6 +53,46 @@ pub struct SourceLocation {
     pub offset: Option<u64>,
 }
 
+impl SourceLocation {
+    /// Where the call is, as a phrase: "at t.c:12", "in t.c", else what the binary tells
+    /// ([`binary_place`]); `None` when nothing is known.
+    pub fn place(&self) -> Option<String> {
+        match (&self.file, self.line) {
+            (Some(f), Some(l)) => Some(format!("at {f}:{l}")),
+            (Some(f), None) => Some(format!("in {f}")),
+            _ => binary_place(
+                self.function.as_deref(),
+                self.object.as_deref(),
+                self.offset,
+            ),
+        }
+    }
+}
+
+/// Where a call without a source file is, from what the binary tells: "in `foo`
+/// (libfoo.so+0x1234)", "in `foo`", "at libfoo.so+0x1234" (the object by its file name;
+/// reports carry the full path apart); `None` when nothing is known. Every report and note
+/// says it this way.
+pub fn binary_place(
+    function: Option<&str>,
+    object: Option<&str>,
+    offset: Option<u64>,
+) -> Option<String> {
+    let object = object.map(|o| {
+        let name = o.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(o);
+        match offset {
+            Some(offset) => format!("{name}+{offset:#x}"),
+            None => name.to_string(),
+        }
+    });
+    match (function, object) {
+        (Some(f), Some(o)) => Some(format!("in `{f}` ({o})")),
+        (Some(f), None) => Some(format!("in `{f}`")),
+        (None, Some(o)) => Some(format!("at {o}")),
+        (None, None) => None,
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommInfo {
     /// Human name: `MPI_COMM_WORLD`, or how it was made (`MPI_Comm_split of MPI_COMM_WORLD`).

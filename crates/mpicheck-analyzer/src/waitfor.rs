@@ -243,23 +243,12 @@ pub fn call_label(run: &Run, program: &Program, rank: Rank, event: usize) -> Str
     site_label(call.name, run.site(call.site))
 }
 
-/// `call` and where it is: `file:line`, else (no debug info) what the binary tells:
+/// `call` and where it is ([`crate::model::SourceLocation::place`]): "MPI_Recv at t.c:12",
 /// "MPI_Recv in `foo` (libfoo.so+0x1234)", "MPI_Recv at hpcc+0x1c711".
 fn site_label(call: &str, site: &crate::model::SourceLocation) -> String {
-    let object = site.object.as_deref().map(|o| {
-        let name = o.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(o);
-        match site.offset {
-            Some(offset) => format!("{name}+{offset:#x}"),
-            None => name.to_string(),
-        }
-    });
-    match (&site.file, site.line, &site.function, object) {
-        (Some(f), Some(l), _, _) => format!("{call} at {f}:{l}"),
-        (Some(f), None, _, _) => format!("{call} in {f}"),
-        (None, _, Some(func), Some(o)) => format!("{call} in `{func}` ({o})"),
-        (None, _, Some(func), None) => format!("{call} in `{func}`"),
-        (None, _, None, Some(o)) => format!("{call} at {o}"),
-        (None, _, None, None) => call.to_string(),
+    match site.place() {
+        Some(place) => format!("{call} {place}"),
+        None => call.to_string(),
     }
 }
 

@@ -671,19 +671,11 @@ fn given_up_note(run: &Run) -> Option<String> {
     let counts = run.buffer_watch.filter(|c| c.given_up > 0)?;
     let sites: Vec<String> = (run.buffers_given_up.iter())
         .map(|given_up| {
-            let at = match (at_site(run, given_up.site), run.site(given_up.site)) {
-                (at, _) if !at.is_empty() => at,
-                // A library without debug info (Meep's): where the call is in the binary.
-                (_, site) => match (&site.function, &site.object, site.offset) {
-                    (Some(function), Some(object), _) => format!(" in {function} ({object})"),
-                    (None, Some(object), Some(offset)) => format!(" at {object}+{offset:#x}"),
-                    (Some(function), None, _) => format!(" in {function}"),
-                    // The sites beyond the library's table, which share one budget.
-                    _ => " at call sites not told apart".to_string(),
-                },
-            };
+            // The sites beyond the library's table share one budget, and no site.
+            let at = run.site(given_up.site).place();
+            let at = at.as_deref().unwrap_or("at call sites not told apart");
             format!(
-                "{} posted by {}{at} after {} such accesses",
+                "{} posted by {} {at} after {} such accesses",
                 given_up.buffers,
                 mpicheck_report::ranks::format_ranks(&given_up.ranks),
                 given_up.faults
@@ -697,14 +689,12 @@ fn given_up_note(run: &Run) -> Option<String> {
     ))
 }
 
-/// " at file:line", " in file", or nothing, for a call site in a line of text.
+/// " at file:line", " in `foo` (libfoo.so+0x1234)" ... ([`SourceLocation::place`]), or
+/// nothing, for a call site in a line of text.
+///
+/// [`SourceLocation::place`]: mpicheck_analyzer::model::SourceLocation::place
 fn at_site(run: &Run, site: mpicheck_analyzer::model::SiteId) -> String {
-    let site = run.site(site);
-    match (&site.file, site.line) {
-        (Some(f), Some(l)) => format!(" at {f}:{l}"),
-        (Some(f), None) => format!(" in {f}"),
-        _ => String::new(),
-    }
+    (run.site(site).place()).map_or_else(String::new, |place| format!(" {place}"))
 }
 
 /// "the trace of rank 0 was cut", "1 trace file could not be read", for the summary line.

@@ -22,7 +22,9 @@
  *   site, so the report says why), and so is every site once the process exceeds its own.
  * - The calls that complete requests (Wait/Test families, Request_free, a true
  *   Request_get_status) end the watch; findings become MPICHECK_Access records at the next
- *   MPI call. Only x86-64 Linux: elsewhere the mode stays off. */
+ *   MPI call. Only x86-64 Linux: elsewhere the mode stays off.
+ * The signal handlers and the budget live in buffers_faults.c, the state both use in
+ * buffers_internal.h. */
 #define _GNU_SOURCE
 #include "have.h"
 #include "mpicheck_interpose.h"
@@ -41,94 +43,36 @@ int mpicheck_buffers_on;
 
 #if defined(__x86_64__) && defined(__linux__)
 
+#include "buffers_internal.h"
+
 extern const uint16_t mpicheck_access_id;
 extern const uint16_t mpicheck_buffers_id;
 extern const uint16_t mpicheck_given_up_id;
 
-#define MAX_WATCHED 256
-#define MAX_FINDINGS 64
-#define MAX_STEPPERS 64
-#define MAX_RELEASED 64
 #define MAX_PERSISTENT 256
 #define MAX_WINDOWS 64
 /* Larger buffers are not watched: protecting them costs a page-table walk per MPI call. */
 #define MAX_WATCHED_BYTES ((uintptr_t)1 << 30)
-#define EFLAGS_TF 0x100
 
-struct watched {
-    int used;     /* the operation is pending */
-    int recv;     /* MPI writes the buffer */
-    int readable; /* a receive buffer that other processes may read: never inaccessible */
-    int reported; /* an access was reported: no longer protected */
-    int kind;
-    MPI_Request req; /* MPI_REQUEST_NULL for MPICHECK_WATCH_EPOCH */
-    MPI_Win win;     /* MPICHECK_WATCH_EPOCH: the window and the target rank */
-    int target;
-    uint64_t mark; /* held by a completion call in progress */
-    uintptr_t start, end, page_lo, page_hi;
-    const void *site;
-    int budget; /* its call site's slot in sites[] */
-};
-
-struct finding {
-    int ready;
-    int write;
-    int recv;
-    int thread; /* recorder thread index, -1 if the thread never recorded */
-    int tid;
-    uintptr_t address, pc, start, len;
-    const void *site;
-};
-
-struct stepper {
-    int tid; /* 0 = free */
-    uintptr_t page;
-};
-
-static struct watched watched[MAX_WATCHED];
-/* 1 + the highest slot in use: the scans of every MPI call stop there (nothing to scan in
- * the common case of no pending buffer). Under the lock. */
-static int watched_end;
-static struct finding findings[MAX_FINDINGS];
-static struct stepper steppers[MAX_STEPPERS];
-/* Page ranges released recently: a fault that raced with the release is retried once. */
-static struct {
-    uintptr_t lo, hi;
-} released[MAX_RELEASED];
+struct watched watched[MAX_WATCHED];
+int watched_end;
+struct finding findings[MAX_FINDINGS];
+struct stepper steppers[MAX_STEPPERS];
+struct released_pages released[MAX_RELEASED];
 static unsigned released_next;
-static struct stepper retried[MAX_STEPPERS];
 
-static int lock_word;
-static int lock_owner;
+int lock_word;
+int lock_owner;
 static int threads_in_mpi;
-static int protected_now;
-static uintptr_t page_size;
+int protected_now;
+uintptr_t page_size;
 static uintptr_t main_thread_pointer;
-static unsigned findings_claimed, findings_flushed;
+unsigned findings_claimed;
+static unsigned findings_flushed;
 static int flushing;
 static uint64_t next_mark;
-static uint64_t count_watched, count_unwatched, count_dropped;
-
-/* The budget of neighbour faults (a fault on a watched page that is not an access to a
- * watched buffer's own bytes: each costs two signals and, without keys, two mprotect calls,
- * 20-45 us): per call site of the call that made the buffer pending, and per process.
- * Chosen by measurement (docs/buffer-checking.md, "The cost of neighbours"); overridden by
- * MPICHECK_BUFFERS_NEIGHBOUR_BUDGET (the per-site budget; the process's is 16 times it;
- * 0 = no budget). Sites beyond the table share its last slot (site NULL). Under the lock. */
-#define MAX_SITES 64
-#define SITE_BUDGET 2000
-#define PROCESS_BUDGET_SITES 16
-static struct site_budget {
-    const void *site;
-    uint64_t faults;   /* neighbour faults charged to it */
-    uint64_t given_up; /* buffers given up: pending when it was given up, and posted since */
-    uint64_t charged;  /* the fault (neighbour_faults) last charged: once per fault */
-    int used, over;
-} sites[MAX_SITES];
-static uint64_t site_budget = SITE_BUDGET, process_budget = (uint64_t)SITE_BUDGET * PROCESS_BUDGET_SITES;
-static uint64_t neighbour_faults;
-static int process_over; /* the process exceeded its budget: nothing more is watched */
-static uint64_t count_given_up;
+uint64_t count_watched, count_dropped, count_given_up;
+static uint64_t count_unwatched;
 
 /* Persistent point-to-point requests (MPI_Send_init ...): the bytes each MPI_Start watches,
  * found when the request was made (its datatype may be freed before a start). Under the lock. */
@@ -163,8 +107,6 @@ static struct {
 } windows[MAX_WINDOWS];
 static int windows_overflow;
 
-static struct sigaction old_segv, old_trap;
-
 /* Memory protection keys (x86 PKU; docs/buffer-checking.md, "The choice"). Watched pages
  * carry one of two keys from post to completion; each thread's PKRU register denies them
  * while the thread is outside MPI (stores for key_send, every access for key_recv) and
@@ -174,60 +116,12 @@ static struct sigaction old_segv, old_trap;
  * own accesses only (also in its system calls), not on another process's
  * process_vm_readv/writev. Without keys (pkey_alloc fails, or
  * MPICHECK_BUFFERS_MECHANISM=mprotect), page protection switched at every MPI call. */
-static int pkeys_on;
-static int key_send, key_recv;
-static uint32_t key_mask, key_deny;
-/* The offset of PKRU in the XSAVE area of a signal frame (CPUID leaf 0xD, subleaf 9). */
-static uintptr_t pkru_offset;
-#define PKRU_AD(key) (1u << (2 * (key)))
-#define PKRU_WD(key) (2u << (2 * (key)))
-#define XFEATURE_PKRU 9
-#define FP_XSTATE_MAGIC1_VALUE 0x46505853u
-#ifndef SEGV_PKUERR
-#define SEGV_PKUERR 4
-#endif
-/* The stepper slot of a thread stepping one instruction with its keys allowed. */
-#define STEP_KEYS UINTPTR_MAX
-
-static inline uint32_t read_pkru(void)
-{
-    uint32_t eax, edx;
-    __asm__ volatile(".byte 0x0f, 0x01, 0xee" : "=a"(eax), "=d"(edx) : "c"(0));
-    return eax;
-}
-
-static inline void write_pkru(uint32_t value)
-{
-    __asm__ volatile(".byte 0x0f, 0x01, 0xef" : : "a"(value), "c"(0), "d"(0) : "memory");
-}
-
-/* The PKRU the interrupted code gets back at sigreturn, or NULL when the frame has none. */
-static uint32_t *frame_pkru(ucontext_t *ctx)
-{
-    unsigned char *area = (unsigned char *)ctx->uc_mcontext.fpregs;
-    if (!area) return NULL;
-    uint32_t magic1, extended_size;
-    uint64_t features;
-    memcpy(&magic1, area + 464, 4); /* struct _fpx_sw_bytes in the FXSAVE area's spare bytes */
-    memcpy(&extended_size, area + 468, 4);
-    memcpy(&features, area + 472, 8);
-    if (magic1 != FP_XSTATE_MAGIC1_VALUE || !(features & (1ull << XFEATURE_PKRU)) ||
-        extended_size < pkru_offset + 4)
-        return NULL;
-    /* A component marked as in its initial state is not restored from the area. */
-    uint64_t header;
-    memcpy(&header, area + 512, 8);
-    header |= 1ull << XFEATURE_PKRU;
-    memcpy(area + 512, &header, 8);
-    return (uint32_t *)(area + pkru_offset);
-}
+int pkeys_on;
+int key_send, key_recv;
+uint32_t key_mask, key_deny;
+uintptr_t pkru_offset;
 
 static __thread int cached_tid __attribute__((tls_model("initial-exec")));
-
-static int current_tid(void)
-{
-    return (int)syscall(SYS_gettid);
-}
 
 static int my_tid(void)
 {
@@ -242,20 +136,6 @@ static uintptr_t thread_pointer(void)
     return tp;
 }
 
-static void lock(int me)
-{
-    while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE)) {
-        while (__atomic_load_n(&lock_word, __ATOMIC_RELAXED)) syscall(SYS_sched_yield);
-    }
-    __atomic_store_n(&lock_owner, me, __ATOMIC_RELAXED);
-}
-
-static void unlock(void)
-{
-    __atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
-}
-
 /* ---- protections (under the lock) ----------------------------------------------------- */
 
 static int stepping_on(uintptr_t page)
@@ -266,7 +146,7 @@ static int stepping_on(uintptr_t page)
 }
 
 /* What a page must allow now. */
-static int page_prot(uintptr_t page)
+int buffers_page_prot(uintptr_t page)
 {
     int prot = PROT_READ | PROT_WRITE;
     if (threads_in_mpi > 0 || stepping_on(page)) return prot;
@@ -282,7 +162,7 @@ static int page_prot(uintptr_t page)
 /* The key a page must carry now: key_recv where a receive buffer covers it whole, key_send
  * on other pages of watched buffers (their first and last page may hold other data, which a
  * system call of the program must still reach), 0 elsewhere. */
-static int page_key(uintptr_t page)
+int buffers_page_key(uintptr_t page)
 {
     int key = 0;
     for (int i = 0; i < watched_end; i++) {
@@ -299,7 +179,7 @@ static void apply_keys(uintptr_t lo, uintptr_t hi)
     uintptr_t run = lo;
     int run_key = -1;
     for (uintptr_t p = lo; p < hi; p += page_size) {
-        int key = page_key(p);
+        int key = buffers_page_key(p);
         if (key != run_key) {
             if (run_key >= 0) pkey_mprotect((void *)run, p - run, PROT_READ | PROT_WRITE, run_key);
             run = p;
@@ -310,7 +190,7 @@ static void apply_keys(uintptr_t lo, uintptr_t hi)
 }
 
 /* Sets every page of [lo, hi) to what it must allow, one mprotect per run of equal pages. */
-static void apply(uintptr_t lo, uintptr_t hi)
+void buffers_apply(uintptr_t lo, uintptr_t hi)
 {
     if (pkeys_on) {
         apply_keys(lo, hi);
@@ -319,7 +199,7 @@ static void apply(uintptr_t lo, uintptr_t hi)
     uintptr_t run = lo;
     int run_prot = -1;
     for (uintptr_t p = lo; p < hi; p += page_size) {
-        int prot = page_prot(p);
+        int prot = buffers_page_prot(p);
         if (prot != run_prot) {
             if (run_prot >= 0) mprotect((void *)run, p - run, run_prot);
             run = p;
@@ -329,294 +209,14 @@ static void apply(uintptr_t lo, uintptr_t hi)
     if (run_prot >= 0) mprotect((void *)run, hi - run, run_prot);
 }
 
-static void release(struct watched *w)
+void buffers_release(struct watched *w)
 {
     w->used = 0;
     while (watched_end > 0 && !watched[watched_end - 1].used) watched_end--;
     unsigned r = released_next++ % MAX_RELEASED;
     released[r].lo = w->page_lo;
     released[r].hi = w->page_hi;
-    if (protected_now || pkeys_on) apply(w->page_lo, w->page_hi);
-}
-
-/* ---- the budget of neighbour faults (under the lock; also from the handlers) ------------- */
-
-/* The slot of a call site in sites[]; sites beyond the table share the last one. */
-static int site_slot(const void *site)
-{
-    for (int i = 0; i < MAX_SITES - 1; i++) {
-        if (!sites[i].used) {
-            sites[i].used = 1;
-            sites[i].site = site;
-            return i;
-        }
-        if (sites[i].site == site) return i;
-    }
-    sites[MAX_SITES - 1].used = 1;
-    return MAX_SITES - 1;
-}
-
-/* Stops watching the site's pending buffers, and (over) the ones it posts later. They count
- * as given up, not as watched. */
-static void give_up(int slot)
-{
-    sites[slot].over = 1;
-    for (int i = 0; i < watched_end; i++) {
-        struct watched *w = &watched[i];
-        if (!w->used || w->reported || w->budget != slot) continue;
-        sites[slot].given_up++;
-        count_given_up++;
-        count_watched--;
-        release(w);
-    }
-}
-
-/* A neighbour fault on page: charged once to each site whose watched buffers cover it. */
-static void charge_neighbour(uintptr_t page)
-{
-    uint64_t n = ++neighbour_faults;
-    if (!site_budget) return;
-    for (int i = 0; i < watched_end; i++) {
-        struct watched *w = &watched[i];
-        if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
-        struct site_budget *s = &sites[w->budget];
-        if (s->charged == n) continue;
-        s->charged = n;
-        if (++s->faults > site_budget) give_up(w->budget);
-    }
-    if (n > process_budget && !process_over) {
-        process_over = 1;
-        for (int i = 0; i < MAX_SITES; i++)
-            if (sites[i].used && !sites[i].over) give_up(i);
-    }
-}
-
-/* ---- signal handlers (async-signal-safe) ------------------------------------------------ */
-
-static void chain(const struct sigaction *old, int sig, siginfo_t *info, void *ctx)
-{
-    if (old->sa_flags & SA_SIGINFO) {
-        if (old->sa_sigaction) {
-            old->sa_sigaction(sig, info, ctx);
-            return;
-        }
-    } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-        old->sa_handler(sig);
-        return;
-    }
-    /* The default action, as without mpicheck: a fault happens again when the instruction
-     * is retried; a trap or a sent signal does not, so it is raised again. */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, NULL);
-    if (sig != SIGSEGV || info->si_code <= 0) raise(sig);
-}
-
-static int retry_once(int me, uintptr_t page)
-{
-    for (int i = 0; i < MAX_STEPPERS; i++)
-        if (retried[i].tid == me && retried[i].page == page) {
-            retried[i].tid = 0;
-            return 0;
-        }
-    for (int i = 0; i < MAX_STEPPERS; i++)
-        if (!retried[i].tid) {
-            retried[i].tid = me;
-            retried[i].page = page;
-            return 1;
-        }
-    return 0;
-}
-
-static void note_finding(const struct watched *w, uintptr_t addr, uintptr_t pc, int write, int me)
-{
-    unsigned i = __atomic_fetch_add(&findings_claimed, 1, __ATOMIC_RELAXED);
-    if (i >= MAX_FINDINGS) {
-        __atomic_fetch_add(&count_dropped, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    struct finding *f = &findings[i];
-    f->write = write;
-    f->recv = w->recv;
-    f->thread = (int)mpicheck_thread_slot - 1;
-    f->tid = me;
-    f->address = addr;
-    f->pc = pc;
-    f->start = w->start;
-    f->len = w->end - w->start;
-    f->site = w->site;
-    __atomic_store_n(&f->ready, 1, __ATOMIC_RELEASE);
-}
-
-/* A fault on a page that carries one of our keys: a finding when a thread outside MPI made
- * an access MPI forbids to a watched buffer's own bytes; in every case the instruction is
- * let through with the thread's keys allowed for one step (the trap flag; on_trap denies
- * them again). Keys are per thread: nothing changes for the other threads meanwhile. */
-static void on_key_fault(siginfo_t *info, ucontext_t *ctx, int me)
-{
-    uintptr_t addr = (uintptr_t)info->si_addr;
-    uintptr_t page = addr & ~(page_size - 1);
-    int write = (ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-    uint32_t *pkru = frame_pkru(ctx);
-    if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
-        /* A signal handler of the program interrupted us under the lock: it keeps the keys
-         * allowed until it returns (its sigreturn restores what we had). */
-        if (pkru) *pkru &= ~key_mask;
-        else pkey_mprotect((void *)page, page_size, PROT_READ | PROT_WRITE, 0);
-        return;
-    }
-    lock(me);
-    struct watched *hit = NULL;
-    for (int i = 0; i < watched_end && !hit; i++) {
-        struct watched *w = &watched[i];
-        if (w->used && !w->reported && addr >= w->start && addr < w->end) hit = w;
-    }
-    if (hit && mpicheck_depth == 0 && (hit->recv || write)) {
-        note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
-        hit->reported = 1;
-        apply(hit->page_lo, hit->page_hi);
-    }
-    if (!hit) {
-        charge_neighbour(page);
-        if (page_key(page) == 0) {
-            /* Its buffers were given up: the instruction runs again on an untagged page. */
-            unlock();
-            return;
-        }
-    }
-    int slot = -1;
-    for (int i = 0; i < MAX_STEPPERS && slot < 0 && pkru; i++)
-        if (!steppers[i].tid) slot = i;
-    if (slot >= 0) {
-        steppers[slot].tid = me;
-        steppers[slot].page = STEP_KEYS;
-        *pkru &= ~key_mask;
-        ctx->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
-    } else {
-        /* No way to step (more threads stepping than slots, or no PKRU in the frame): stop
-         * watching this page's buffers. */
-        for (int i = 0; i < watched_end; i++) {
-            struct watched *w = &watched[i];
-            if (w->used && page >= w->page_lo && page < w->page_hi) w->reported = 1;
-        }
-        pkey_mprotect((void *)page, page_size, PROT_READ | PROT_WRITE, 0);
-    }
-    unlock();
-}
-
-static void on_segv(int sig, siginfo_t *info, void *ctx_)
-{
-    ucontext_t *ctx = ctx_;
-    uintptr_t addr = (uintptr_t)info->si_addr;
-    uintptr_t page = addr & ~(page_size - 1);
-    int me = current_tid();
-    if (pkeys_on) {
-        if (info->si_code == SEGV_PKUERR && (info->si_pkey == (unsigned)key_send || info->si_pkey == (unsigned)key_recv))
-            on_key_fault(info, ctx, me);
-        else
-            chain(&old_segv, sig, info, ctx_);
-        return;
-    }
-    if (info->si_code != SEGV_ACCERR || __atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
-        /* Not a protection fault, or a signal handler of the program interrupted us: not
-         * ours to judge. */
-        chain(&old_segv, sig, info, ctx_);
-        return;
-    }
-    lock(me);
-    struct watched *hit = NULL, *covering = NULL;
-    for (int i = 0; i < watched_end; i++) {
-        struct watched *w = &watched[i];
-        if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
-        covering = w;
-        if (addr >= w->start && addr < w->end && !hit) hit = w;
-    }
-    if (!covering) {
-        int ours = 0;
-        for (int i = 0; i < MAX_RELEASED; i++)
-            if (page >= released[i].lo && page < released[i].hi) ours = 1;
-        ours = ours && retry_once(me, page);
-        unlock();
-        if (!ours) chain(&old_segv, sig, info, ctx_);
-        return;
-    }
-    int write = (ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-    if (hit && mpicheck_depth == 0 && (hit->recv || write)) {
-        note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
-        hit->reported = 1;
-        apply(hit->page_lo, hit->page_hi);
-    }
-    if (!hit) charge_neighbour(page); /* may give up buffers of this page: prot below */
-    int prot = page_prot(page);
-    int allowed = write ? (prot & PROT_WRITE) : (prot & PROT_READ);
-    if (!allowed) {
-        /* A neighbour of the buffer, or MPI: let this one instruction through. */
-        int slot = -1;
-        for (int i = 0; i < MAX_STEPPERS && slot < 0; i++)
-            if (!steppers[i].tid) slot = i;
-        if (slot >= 0) {
-            steppers[slot].tid = me;
-            steppers[slot].page = page;
-            mprotect((void *)page, page_size, PROT_READ | PROT_WRITE);
-            ctx->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
-        } else {
-            /* More threads stepping than slots: stop watching this page's buffers. */
-            for (int i = 0; i < watched_end; i++) {
-                struct watched *w = &watched[i];
-                if (w->used && page >= w->page_lo && page < w->page_hi) w->reported = 1;
-            }
-            mprotect((void *)page, page_size, PROT_READ | PROT_WRITE);
-        }
-    }
-    unlock();
-}
-
-static void on_trap(int sig, siginfo_t *info, void *ctx_)
-{
-    ucontext_t *ctx = ctx_;
-    int me = current_tid();
-    if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
-        chain(&old_trap, sig, info, ctx_);
-        return;
-    }
-    lock(me);
-    int slot = -1;
-    for (int i = 0; i < MAX_STEPPERS && slot < 0; i++)
-        if (steppers[i].tid == me) slot = i;
-    if (slot < 0) {
-        unlock();
-        chain(&old_trap, sig, info, ctx_);
-        return;
-    }
-    uintptr_t page = steppers[slot].page;
-    steppers[slot].tid = 0;
-    ctx->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
-    if (page == STEP_KEYS) {
-        /* What the thread must have: denied outside MPI (also a thread that started with the
-         * kernel's default, which denies every key, and may read send buffers), allowed in. */
-        uint32_t *pkru = frame_pkru(ctx);
-        if (pkru) *pkru = (*pkru & ~key_mask) | (mpicheck_depth ? 0 : key_deny);
-    } else if (protected_now) {
-        apply(page, page + page_size);
-    }
-    unlock();
-}
-
-/* Our handlers come first, the program's run for what is not ours; a handler the program
- * installed since is found here and chained to (called before protecting). */
-static void ensure_handler(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old)
-{
-    struct sigaction cur;
-    if (sigaction(sig, NULL, &cur) != 0) return;
-    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == fn) return;
-    *old = cur;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = fn;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL);
+    if (protected_now || pkeys_on) buffers_apply(w->page_lo, w->page_hi);
 }
 
 /* ---- the interface of the wrappers ------------------------------------------------------ */
@@ -686,8 +286,7 @@ void mpicheck_buffers_leave(void)
         if (__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) {
             /* The program may have replaced our handlers since. */
             lock(me);
-            ensure_handler(SIGSEGV, on_segv, &old_segv);
-            ensure_handler(SIGTRAP, on_trap, &old_trap);
+            buffers_install_handlers();
             unlock();
         }
         write_pkru((read_pkru() & ~key_mask) | key_deny);
@@ -698,12 +297,11 @@ void mpicheck_buffers_leave(void)
         int any = 0;
         for (int i = 0; i < watched_end && !any; i++) any = watched[i].used && !watched[i].reported;
         if (any) {
-            ensure_handler(SIGSEGV, on_segv, &old_segv);
-            ensure_handler(SIGTRAP, on_trap, &old_trap);
+            buffers_install_handlers();
             protected_now = 1;
             for (int i = 0; i < watched_end; i++) {
                 struct watched *w = &watched[i];
-                if (w->used && !w->reported) apply(w->page_lo, w->page_hi);
+                if (w->used && !w->reported) buffers_apply(w->page_lo, w->page_hi);
             }
         }
     }
@@ -772,7 +370,7 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
         return;
     }
     lock(my_tid());
-    int budget = site_slot(site);
+    int budget = buffers_site_slot(site);
     if (sites[budget].over || process_over) {
         sites[budget].given_up++;
         count_given_up++;
@@ -804,9 +402,8 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
         slot->budget = budget;
         count_watched++;
         if (pkeys_on) {
-            ensure_handler(SIGSEGV, on_segv, &old_segv);
-            ensure_handler(SIGTRAP, on_trap, &old_trap);
-            apply(page_lo, page_hi);
+            buffers_install_handlers();
+            buffers_apply(page_lo, page_hi);
         }
     } else {
         count_unwatched++;
@@ -936,7 +533,7 @@ void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size)
     /* Buffers already watched on these pages stop being protected. */
     for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
-        if (w->used && w->page_lo < hi && lo < w->page_hi) release(w);
+        if (w->used && w->page_lo < hi && lo < w->page_hi) buffers_release(w);
     }
     unlock();
 }
@@ -968,7 +565,7 @@ void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all)
     lock(my_tid());
     for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
-        if (w->used && w->kind == MPICHECK_WATCH_EPOCH && w->win == win && (all || w->target == target)) release(w);
+        if (w->used && w->kind == MPICHECK_WATCH_EPOCH && w->win == win && (all || w->target == target)) buffers_release(w);
     }
     unlock();
 }
@@ -1013,7 +610,7 @@ void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark, int 
             ended = !ok || all;
             for (int k = 0; k < ndone && done && !ended; k++) ended = done[k] == at;
         }
-        if (ended) release(w);
+        if (ended) buffers_release(w);
     }
     unlock();
 }
@@ -1022,7 +619,7 @@ void mpicheck_buffers_completed(MPI_Request req)
 {
     lock(my_tid());
     for (int i = 0; i < watched_end; i++)
-        if (watched[i].used && watched[i].kind != MPICHECK_WATCH_EPOCH && watched[i].req == req) release(&watched[i]);
+        if (watched[i].used && watched[i].kind != MPICHECK_WATCH_EPOCH && watched[i].req == req) buffers_release(&watched[i]);
     unlock();
 }
 

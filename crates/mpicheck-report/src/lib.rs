@@ -240,23 +240,11 @@ impl Summary {
 }
 
 /// `file:line`, `file` or `None`, as every format prints a location.
-/// Where a call without a source file is, from what the binary still tells: "in function
-/// `foo` (libfoo.so+0x1234)", "in function `foo`" or "at hpcc+0x1234" (the object by file
-/// name; reports carry its full path). `None` when nothing is known.
+/// Where a call without a source file is, from what the binary still tells
+/// ([`mpicheck_analyzer::model::binary_place`]): "in `foo` (libfoo.so+0x1234)", "in `foo`"
+/// or "at hpcc+0x1234". `None` when nothing is known.
 pub(crate) fn binary_site_text(l: &mpicheck_analyzer::diagnostic::Location) -> Option<String> {
-    let object = l.object.as_deref().map(|o| {
-        let name = o.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(o);
-        match l.offset {
-            Some(offset) => format!("{name}+{offset:#x}"),
-            None => name.to_string(),
-        }
-    });
-    match (&l.function, object) {
-        (Some(f), Some(o)) => Some(format!("in function `{f}` ({o})")),
-        (Some(f), None) => Some(format!("in function `{f}`")),
-        (None, Some(o)) => Some(format!("at {o}")),
-        (None, None) => None,
-    }
+    mpicheck_analyzer::model::binary_place(l.function.as_deref(), l.object.as_deref(), l.offset)
 }
 
 pub(crate) fn site_text(file: Option<&str>, line: Option<u32>) -> Option<String> {

@@ -25,7 +25,7 @@
 //! `--explain`). A location whose
 //! source cannot be read (or has no file or line) is printed as a `= rank N: MPI_X at
 //! file:line: label` line instead, so the place is never lost; without a file (a binary
-//! without debug info) the line says what the binary tells: ``MPI_X in function `foo`
+//! without debug info) the line says what the binary tells: ``MPI_X in `foo`
 //! (libfoo.so+0x1234)``. Colors come from the writer:
 //! pass a `termcolor` stream built with the caller's `ColorChoice` (`Auto` gives colors on
 //! a terminal and none when piped), or `NoColor` for plain text.

@@ -158,7 +158,7 @@ fn locations_without_source_name_function_object_and_addr2line() {
     .unwrap();
     let text = text_of(&doc);
     for expected in [
-        "in function `HPL_bcast` (libhpl.so.2+0x1a2b)",
+        "in `HPL_bcast` (libhpl.so.2+0x1a2b)",
         "addr2line -Cfe /usr/lib/x86_64-linux-gnu/libhpl.so.2 0x1a2b",
         "at hpcc+0x4010",
         "call site unknown",

@@ -114,7 +114,7 @@ fn locations_without_source_name_function_and_object() {
     let (run, findings) = (run_info(), vec![stripped_binary_finding()]);
     let text = plain(&input(&run, &findings, &[], &fixtures()));
     for expected in [
-        "= rank 0: MPI_Send in function `HPL_bcast` (libhpl.so.2+0x1a2b): sends to rank 1",
+        "= rank 0: MPI_Send in `HPL_bcast` (libhpl.so.2+0x1a2b): sends to rank 1",
         "= rank 1: MPI_Send at hpcc+0x4010: sends to rank 0",
         "= rank 2: MPI_Recv (call site unknown): never reached",
     ] {

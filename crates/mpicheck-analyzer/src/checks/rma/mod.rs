@@ -195,11 +195,8 @@ pub(crate) fn site_text_in(tables: &RunTables, site: SiteId) -> String {
     match (&loc.file, loc.line) {
         (Some(file), Some(line)) => format!("{file}:{line}"),
         (Some(file), None) => file.clone(),
-        // Without debug info (a library from a package), the function still says where.
-        _ => match (&loc.function, &loc.object, loc.offset) {
-            (Some(function), ..) => format!("in {function}"),
-            (None, Some(object), Some(offset)) => format!("{object}+{offset:#x}"),
-            _ => "an unknown location".to_string(),
-        },
+        // Without debug info (a library from a package), the binary still says where.
+        _ => binary_place(loc.function.as_deref(), loc.object.as_deref(), loc.offset)
+            .unwrap_or_else(|| "an unknown location".to_string()),
     }
 }
