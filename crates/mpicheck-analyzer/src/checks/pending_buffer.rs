@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::pass::{EventPass, RunTables};
 use super::Check;
@@ -42,7 +42,9 @@ protection keys also loads from the receive buffers of nonblocking collectives, 
 other processes read, and the results of gets, which they write). Buffers with a
 non-contiguous datatype, on a thread's stack, or in memory other than a private
 read-write mapping, and on a page of an RMA window's memory are not watched. The first
-access to each buffer is reported.
+access to each buffer is reported; the first accesses of one instruction of a rank to the
+buffers of operations started at one call site are one finding, which counts the buffers
+(a program that allocates a new buffer for each message size repeats one mistake).
 
 ## Why is this bad
 
@@ -254,7 +256,7 @@ struct Pending {
     /// only grow).
     seen: usize,
     /// The findings by (rank, place among the rank's accesses).
-    found: Vec<(Rank, u32, Diagnostic)>,
+    found: Vec<(Rank, u32, Same, Buffer, Diagnostic)>,
 }
 
 impl Pending {
@@ -288,8 +290,9 @@ impl Pending {
             .is_some_and(|(_, a)| a.events_before as usize <= index)
         {
             let (place, access) = posts.waiting.pop_front().expect("checked");
-            self.found
-                .push((rank, place, diagnostic(posts, &access, tables)));
+            let (same, found) = diagnostic(posts, &access, tables);
+            let buffer = (access.start, access.len);
+            self.found.push((rank, place, same, buffer, found));
         }
     }
 }
@@ -329,14 +332,70 @@ impl EventPass for Pending {
         for rank in 0..self.ranks.len() {
             self.judge(rank as Rank, usize::MAX, tables);
         }
-        self.found.sort_by_key(|&(rank, place, _)| (rank, place));
-        self.found.into_iter().map(|(_, _, d)| d).collect()
+        self.found.sort_by_key(|&(rank, place, ..)| (rank, place));
+        fold_same(self.found)
     }
 }
 
-/// The finding of `access`, judged on the rank's events before it.
-fn diagnostic(posts: &RankPosts, access: &BufferAccess, tables: &RunTables) -> Diagnostic {
+/// What makes the findings of several buffers one: the rank's instruction, the call site
+/// that started the operations, the kind of access and the threads.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Same {
+    site: SiteId,
+    post_site: Option<SiteId>,
+    write: bool,
+    recv: bool,
+    thread: Option<u16>,
+}
+
+/// A buffer: its start address and length.
+type Buffer = (u64, u64);
+
+/// One finding per rank and [`Same`], the first in `found`'s order, its message counting the
+/// other buffers (the same buffer again, in a loop, adds nothing: its finding is the same).
+fn fold_same(found: Vec<(Rank, u32, Same, Buffer, Diagnostic)>) -> Vec<Diagnostic> {
+    let mut first = FxHashMap::<(Rank, Same), (usize, FxHashSet<Buffer>)>::default();
+    let mut out = Vec::new();
+    for (rank, _, same, buffer, d) in found {
+        match first.entry((rank, same)) {
+            std::collections::hash_map::Entry::Occupied(mut e) => {
+                e.get_mut().1.insert(buffer);
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((out.len(), [buffer].into_iter().collect()));
+                out.push(d);
+            }
+        }
+    }
+    for (at, buffers) in first.values() {
+        let more = buffers.len() - 1;
+        if more > 0 {
+            let d = &mut out[*at];
+            let buffers = if more == 1 { "buffer" } else { "buffers" };
+            d.message = format!(
+                "{}; the same instruction did so to {more} more {buffers} of operations started at the same call",
+                d.message
+            )
+            .into();
+        }
+    }
+    out
+}
+
+/// The finding of `access`, judged on the rank's events before it, and what it has in
+/// common with the findings of other buffers.
+fn diagnostic(posts: &RankPosts, access: &BufferAccess, tables: &RunTables) -> (Same, Diagnostic) {
     let post = posts.posting(access);
+    let same = Same {
+        site: access.site,
+        post_site: post
+            .as_ref()
+            .map(|p| p.site)
+            .or((access.post_site != SiteId(0)).then_some(access.post_site)),
+        write: access.write,
+        recv: access.recv,
+        thread: access.thread,
+    };
     let call = post.as_ref().map_or(
         if access.recv {
             "MPI_Irecv"
@@ -392,7 +451,7 @@ fn diagnostic(posts: &RankPosts, access: &BufferAccess, tables: &RunTables) -> D
     } else if access.post_site != SiteId(0) {
         locations.push(tables.location(access.post_site, access.rank, &call, started));
     }
-    Diagnostic {
+    let found = Diagnostic {
         code: DR002.code,
         category: DR002.category,
         severity: DR002.severity,
@@ -421,7 +480,8 @@ fn diagnostic(posts: &RankPosts, access: &BufferAccess, tables: &RunTables) -> D
         wait_for: None,
         communicator: None,
         tag: None,
-    }
+    };
+    (same, found)
 }
 
 #[cfg(test)]
@@ -474,6 +534,38 @@ mod tests {
         assert_eq!(
             d.locations[0].label.to_string(),
             "loads from the pending result buffer"
+        );
+    }
+
+    /// NetPIPE's -a mode posts a receive into a new buffer for each message size and
+    /// writes it at one instruction: one finding that counts the buffers, not one each (a
+    /// buffer met again is not counted again).
+    #[test]
+    fn one_instruction_on_the_buffers_of_one_call_is_one_finding() {
+        let found = dr002(
+            "0: irecv src=1 tag=0 count=4 type=int req=1 @ g.c:5
+             0: access buf=4096+16 write=1 recv=1 post=g.c:5         @ g.c:6
+             0: irecv src=1 tag=0 count=4 type=int req=2 @ g.c:5
+             0: access buf=8192+16 write=1 recv=1 post=g.c:5         @ g.c:6
+             0: irecv src=1 tag=0 count=4 type=int req=4 @ g.c:5
+             0: access buf=4096+16 write=1 recv=1 post=g.c:5         @ g.c:6
+             0: irecv src=1 tag=0 count=8 type=int req=3 @ g.c:5
+             0: access buf=12288+32 write=1 recv=1 post=g.c:5        @ g.c:6
+             0: access buf=12288+32 recv=1 post=g.c:5                @ g.c:7
+             1: send dest=0 tag=0 count=4 type=int
+             1: send dest=0 tag=0 count=4 type=int
+             1: send dest=0 tag=0 count=4 type=int
+             1: send dest=0 tag=0 count=8 type=int
+             0: waitall reqs=1,2,4,3",
+        );
+        let messages: Vec<String> = found.iter().map(|d| d.message.to_string()).collect();
+        assert_eq!(
+            messages,
+            [
+                "store into byte 0 of the 16-byte buffer of a pending MPI_Irecv by a thread that made no MPI call, before the receive completed; the same instruction did so to 2 more buffers of operations started at the same call",
+                "load from byte 0 of the 32-byte buffer of a pending MPI_Irecv by a thread that made no MPI call, before the receive completed",
+            ],
+            "{found:?}"
         );
     }
 
