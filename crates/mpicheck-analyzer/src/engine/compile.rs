@@ -366,7 +366,13 @@ impl EventPass for ProgramCompiler {
         r.prev_test = rma
             .filter(|c| c.kind == RmaKind::Test { done: false })
             .map(|c| c.win);
-        r.followers.note_op(at, &mut op, &info, taken_tag(event));
+        // (Only a wildcard receive needs the tag it took.)
+        let tag = if op.kind == OpKind::Recv && (op.peer == ANY_SOURCE || op.tag == ANY_TAG) {
+            taken_tag(event)
+        } else {
+            None
+        };
+        r.followers.note_op(at, &mut op, &info, tag);
         r.push(op, info, event);
         for &request in completed.iter() {
             // A single successful test gave it a fresh id ([`RequestIds::rename`]) that no

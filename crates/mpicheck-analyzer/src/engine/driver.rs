@@ -546,11 +546,13 @@ impl<'s> Engine<'s> {
     /// passed by reference: copied into the call, it cost ~20 instructions.)
     pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
         let followed;
-        let op = if op.flags & (flags::FOLLOWS_WILDCARD | flags::FOLLOWS_WILDCARD_TAG) == 0 {
-            op
-        } else {
+        let op = if op.flags & (flags::FOLLOWS_WILDCARD | flags::FOLLOWS_WILDCARD_TAG) != 0
+            && self.took_otherwise(r)
+        {
             followed = self.followed(r, event, op);
             &followed
+        } else {
+            op
         };
         match op.kind {
             OpKind::Send => {
@@ -573,6 +575,17 @@ impl<'s> Engine<'s> {
             }
             _ => {}
         }
+    }
+
+    /// Whether rank `r`'s latest wildcard-source or wildcard-tag receive took another
+    /// source or tag than in the run (never in a replay of the recorded matching): only
+    /// then does a call following it change. (Tags with the same [`tag_digest`] are taken
+    /// as the same, as by [`flags::TAG_RECORDED`].)
+    #[inline]
+    fn took_otherwise(&self, r: u32) -> bool {
+        self.wildcard_sources[r as usize].is_some_and(|[recorded, taken]| recorded != taken)
+            || self.wildcard_tags[r as usize]
+                .is_some_and(|t| t.recorded.is_some_and(|d| d != tag_digest(t.taken)))
     }
 
     /// A call following the rank's latest wildcard receives as it is made in this replay:
