@@ -24,8 +24,12 @@ pub(super) struct WildcardFollowers {
     /// source and tag each took, `None` until its match is known (while the traces are
     /// normalized, it comes just before the call that completes the receive), its site,
     /// and for which of source and tag it is a wildcard.
-    open: FxHashMap<u32, (Option<(u32, i32)>, (u32, u16), Wild)>,
+    open: FxHashMap<u32, OpenReceive>,
 }
+
+/// A nonblocking wildcard receive not yet completed: the source and tag it took, where
+/// known, its call site, and for which of source and tag it is a wildcard.
+type OpenReceive = (Option<(u32, i32)>, (u32, u16), Wild);
 
 /// Which of source and tag a receive takes any of.
 #[derive(Clone, Copy, Default)]
