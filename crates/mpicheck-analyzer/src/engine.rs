@@ -194,6 +194,18 @@ impl OpSource for ReplaySource<'_> {
             ReplaySource::Other(o) => o.follows_wildcard(rank, event, doubtful),
         }
     }
+    fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
+        match self {
+            ReplaySource::Program(p) => p.may_follow_wildcard_tags(rank),
+            ReplaySource::Other(o) => o.may_follow_wildcard_tags(rank),
+        }
+    }
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        match self {
+            ReplaySource::Program(p) => p.follows_wildcard_tag(rank, event, doubtful),
+            ReplaySource::Other(o) => o.follows_wildcard_tag(rank, event, doubtful),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -482,6 +494,21 @@ struct Engine<'s> {
     /// the source its latest wildcard receive took in the run, and the one it took in this
     /// replay (`NO_RANK` before any): a call following the first names the second.
     wildcard_sources: Vec<Option<[u32; 2]>>,
+    /// By rank whose sends may follow the tag of its latest receive for any tag
+    /// ([`flags::FOLLOWS_WILDCARD_TAG`]): that receive's tags in the run and in this replay.
+    wildcard_tags: Vec<Option<TakenTag>>,
+    /// Some rank's sends may follow the tag of its latest receive for any tag: the matches
+    /// note the tags such receives take.
+    follows_tags: bool,
+}
+
+/// The tag a rank's latest receive for any tag took in the run, as its digest
+/// ([`flags::TAG_RECORDED`]; `None` before any, or where the trace does not show it), and
+/// the tag it took in this replay: a send following the first carries the second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct TakenTag {
+    recorded: Option<u8>,
+    taken: i32,
 }
 
 #[derive(PartialEq, Eq)]

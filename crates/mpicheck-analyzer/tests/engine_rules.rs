@@ -527,6 +527,41 @@ fn a_few_calls_that_named_the_wildcard_source_may_be_replies() {
     assert_eq!(found, vec!["MR001"]);
 }
 
+/// An echo server: rank 0 takes each worker's request with a wildcard for source and tag,
+/// and replies to its source with its tag (line 6); workers 1 and 2 tag their requests
+/// with their rank and wait for the reply of that tag; `rounds` rounds.
+fn tag_echo(rounds: usize) -> String {
+    let mut text = String::from("ranks 3\n");
+    for _ in 0..rounds {
+        text.push_str(
+            "1: send dest=0 tag=1 @ w.c:20
+             2: send dest=0 tag=2 @ w.c:20
+             1: recv src=0 tag=1 @ w.c:21
+             2: recv src=0 tag=2 @ w.c:21
+             0: recv src=any tag=any matched=1:1 @ m.c:5
+             0: send dest=1 tag=1 @ m.c:6
+             0: recv src=any tag=any matched=2:2 @ m.c:5
+             0: send dest=2 tag=2 @ m.c:6\n",
+        );
+    }
+    text
+}
+
+#[test]
+fn a_reply_with_the_wildcard_tag_carries_it_in_another_matching() {
+    // In the matching where rank 2's request comes first, the reply goes to rank 2 with
+    // tag 2, and every order completes. With the recorded tag, it was a DL003.
+    assert_eq!(codes(&tag_echo(5)), vec!["MR001"]);
+}
+
+#[test]
+fn a_few_replies_with_the_wildcard_tag_may_echo_it() {
+    // Two rounds: too few replies to tell that line 6 follows the wildcard's source and
+    // tag by design. The alternative deadlocks only if the reply goes with the recorded
+    // tag (or to the recorded worker): no DL003.
+    assert_eq!(codes(&tag_echo(2)), vec!["MR001"]);
+}
+
 #[test]
 fn sends_to_fixed_ranks_after_a_wildcard_are_not_replies() {
     // Line 6 always sends to rank 1, line 8 to rank 2: if the first wildcard takes rank

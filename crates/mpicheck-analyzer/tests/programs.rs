@@ -675,6 +675,56 @@ fn dl_master_worker_reply_few_ok() {
     check("dl_master_worker_reply_few_ok", &text, &[("MR001", 27)]);
 }
 
+/// dl_master_worker_tag_echo_ok.c's rounds as both MPIs record them, each round's first
+/// request from the worker in `firsts`: each reply goes to the request's source with its
+/// tag (the worker's rank).
+fn tag_echo_rounds(firsts: &[u32]) -> String {
+    let mut text = String::from("ranks 3\n");
+    for first in firsts {
+        let second = 3 - first;
+        text.push_str(&format!(
+            "1: send dest=0 tag=1 @ f.c:31
+             2: send dest=0 tag=2 @ f.c:31
+             1: recv src=0 tag=1 @ f.c:32
+             2: recv src=0 tag=2 @ f.c:32
+             0: recv src=any tag=any matched={first}:{first} @ f.c:25
+             0: send dest={first} tag={first} @ f.c:26
+             0: recv src=any tag=any matched={second}:{second} @ f.c:25
+             0: send dest={second} tag={second} @ f.c:26\n"
+        ));
+    }
+    text.push_str("*: finalize @ f.c:35");
+    text
+}
+
+#[test]
+fn dl_master_worker_tag_echo_ok() {
+    // Five rounds: line 26 follows both the source and the tag of the wildcard for sure.
+    let text = tag_echo_rounds(&[2, 1, 2, 2, 1]);
+    check("dl_master_worker_tag_echo_ok", &text, &[("MR001", 25)]);
+}
+
+#[test]
+fn dl_relay_tag_order() {
+    // Line 28 forwards each message with the tag the wildcard took, ten times over two
+    // tags: it follows the tag. Had a message of rank 2 come first, rank 0 would wait in
+    // its MPI_Ssend of tag 2 for rank 3, which waits for tag 1 (with the recorded tag, the
+    // forward would have gone through).
+    let mut text = String::from("ranks 4\n");
+    for source in [1, 2] {
+        for _ in 0..5 {
+            text.push_str(&format!(
+                "{source}: send dest=0 tag={source} @ f.c:38
+                 0: recv src=any tag=any matched={source}:{source} @ f.c:27
+                 0: ssend dest=3 tag={source} @ f.c:28
+                 3: recv src=0 tag={source} @ f.c:33\n"
+            ));
+        }
+    }
+    text.push_str("*: finalize @ f.c:41");
+    check("dl_relay_tag_order", &text, &[("DL003", 27), ("MR001", 27)]);
+}
+
 #[test]
 fn dl_reply_then_fixed_recv() {
     // One reply to the wildcard's source (line 24), then a receive from rank 1 by name: if

@@ -131,9 +131,14 @@ when the bound stops it, the finding says the result is inconclusive. A call tha
 the source of the rank's latest completed wildcard receive every time it was made in the
 run, while that source changed (a reply to `status.MPI_SOURCE`, as a master does to its
 workers), names the other source in the other matching, if it was made often enough not
-to have done so by chance (10 calls with two sources, 5 with four). Made fewer times, or
-always to the one rank the wildcard took, it may be such a reply or name that rank for
-another reason: the alternative is reported only if it deadlocks both ways. A rank whose
+to have done so by chance (10 calls with two sources, 5 with four). Likewise a send whose
+tag was the tag of the rank's latest completed `MPI_ANY_TAG` receive every time, while
+that tag changed (a reply or forward with `status.MPI_TAG`), carries the tag of the
+message the receive takes in the other matching, under the same rule. Made fewer times,
+or always to the one rank (with the one tag) the wildcard took, it may be such a reply or
+name that rank (tag) for another reason: the alternative is reported only if it deadlocks
+both ways. A send with a fixed tag that only the wildcard's tag happened to equal, while
+the wildcard took other tags too, keeps its tag. A rank whose
 `MPI_ANY_TAG` receive takes a message with another tag than in the run (a worker that gets
 a task where its trace has the master's stop tag) is replayed no further in that
 alternative: what it does next is not in its trace, and it may still release the others.
@@ -584,10 +589,11 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
 }
 
 /// Whether alternative `forced`, which deadlocks, also deadlocks when the call sites that
-/// named their rank's latest wildcard source every time, too few times to tell whether by
-/// design, name the source the wildcard takes: a master that replied to `status.MPI_SOURCE`
-/// for a few rounds would send its replies to the recorded workers otherwise, and deadlock
-/// in a way the program cannot.
+/// named their rank's latest wildcard source (or tag) every time, too few times to tell
+/// whether by design, name the source (carry the tag) the wildcard takes: a master that
+/// replied to `status.MPI_SOURCE` (with `status.MPI_TAG`) for a few rounds would send its
+/// replies to the recorded workers (with the recorded tags) otherwise, and deadlock in a
+/// way the program cannot.
 fn deadlocks_if_doubtful_sites_follow(
     ctx: &Context,
     forced: ForcedMatch,

@@ -28,7 +28,7 @@ use super::rma::{HeldLocks, RankLocks};
 use super::*;
 use crate::checks::pass::{EventPass, RunTables};
 use crate::diagnostic::Diagnostic;
-use event::{compile_event, info_of, RequestIds};
+use event::{compile_event, info_of, taken_tag, RequestIds};
 use followers::WildcardFollowers;
 
 impl Program {
@@ -307,7 +307,8 @@ impl ProgramCompiler {
                 *comm = tables.comm_order(CommId(*comm));
             }
             let mut program = RankProgram {
-                follower_sites: r.followers.sites(),
+                follower_sites: r.followers.source_sites(),
+                tag_follower_sites: r.followers.tag_sites(),
                 ops: r.ops,
                 info: r.info,
                 aux: r.aux,
@@ -365,7 +366,13 @@ impl EventPass for ProgramCompiler {
         r.prev_test = rma
             .filter(|c| c.kind == RmaKind::Test { done: false })
             .map(|c| c.win);
-        r.followers.note_op(at, &mut op, &info);
+        // (Only a wildcard receive needs the tag it took.)
+        let tag = if op.kind == OpKind::Recv && (op.peer == ANY_SOURCE || op.tag == ANY_TAG) {
+            taken_tag(event)
+        } else {
+            None
+        };
+        r.followers.note_op(at, &mut op, &info, tag);
         r.push(op, info, event);
         for &request in completed.iter() {
             // A single successful test gave it a fresh id ([`RequestIds::rename`]) that no
@@ -385,8 +392,8 @@ impl EventPass for ProgramCompiler {
                 op.b = matched.0;
                 event::note_recorded_tag(&mut op, matched.1);
                 r.ops.set(index, op);
-                if op.peer == ANY_SOURCE {
-                    r.followers.matched(index as u32, matched.0);
+                if op.peer == ANY_SOURCE || op.tag == ANY_TAG {
+                    r.followers.matched(index as u32, matched);
                 }
             }
             (CallShape::Sendrecv, OpKind::Sendrecv) => r.aux.set(op.b as usize + 2, matched.0),

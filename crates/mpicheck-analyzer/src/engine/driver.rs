@@ -21,6 +21,13 @@ impl<'s> Engine<'s> {
         let wildcard_sources = (0..n)
             .map(|r| src.may_follow_wildcards(r).then_some([NO_RANK; 2]))
             .collect();
+        let wildcard_tags: Vec<Option<TakenTag>> = (0..n)
+            .map(|r| {
+                src.may_follow_wildcard_tags(r)
+                    .then_some(TakenTag::default())
+            })
+            .collect();
+        let follows_tags = wildcard_tags.iter().any(Option::is_some);
         // World destinations are indexed by rank directly; other communicators get ids.
         let dests = (0..n).map(DestState::new).collect();
         Engine {
@@ -61,6 +68,8 @@ impl<'s> Engine<'s> {
             spare_queues: Vec::new(),
             spare_instances: Vec::new(),
             wildcard_sources,
+            wildcard_tags,
+            follows_tags,
         }
     }
 
@@ -537,12 +546,13 @@ impl<'s> Engine<'s> {
     /// passed by reference: copied into the call, it cost ~20 instructions.)
     pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
         let followed;
-        let op = match self.followed_peer(r, event, op) {
-            Some(peer) => {
-                followed = ReplayOp { peer, ..*op };
-                &followed
-            }
-            None => op,
+        let op = if op.flags & (flags::FOLLOWS_WILDCARD | flags::FOLLOWS_WILDCARD_TAG) != 0
+            && self.took_otherwise(r)
+        {
+            followed = self.followed(r, event, op);
+            &followed
+        } else {
+            op
         };
         match op.kind {
             OpKind::Send => {
@@ -567,17 +577,49 @@ impl<'s> Engine<'s> {
         }
     }
 
-    /// The peer a call following the rank's latest wildcard receive names in this replay,
-    /// where that receive took another source than in the run.
+    /// Whether rank `r`'s latest wildcard-source or wildcard-tag receive took another
+    /// source or tag than in the run (never in a replay of the recorded matching): only
+    /// then does a call following it change. (Tags with the same [`tag_digest`] are taken
+    /// as the same, as by [`flags::TAG_RECORDED`].)
     #[inline]
-    fn followed_peer(&mut self, r: u32, event: u32, op: &ReplayOp) -> Option<u32> {
-        if op.flags & flags::FOLLOWS_WILDCARD == 0 {
-            return None;
+    fn took_otherwise(&self, r: u32) -> bool {
+        self.wildcard_sources[r as usize].is_some_and(|[recorded, taken]| recorded != taken)
+            || self.wildcard_tags[r as usize]
+                .is_some_and(|t| t.recorded.is_some_and(|d| d != tag_digest(t.taken)))
+    }
+
+    /// A call following the rank's latest wildcard receives as it is made in this replay:
+    /// to the source the latest wildcard-source receive took, with the tag the latest
+    /// wildcard-tag receive took, where these differ from the run's.
+    #[inline(never)]
+    fn followed(&mut self, r: u32, event: u32, op: &ReplayOp) -> ReplayOp {
+        let mut followed = *op;
+        if op.flags & flags::FOLLOWS_WILDCARD != 0 {
+            if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
+                if op.peer == recorded
+                    && taken != recorded
+                    && self.src.follows_wildcard(r, event, self.follow_doubtful)
+                {
+                    followed.peer = taken;
+                }
+            }
         }
-        let [recorded, taken] = self.wildcard_sources[r as usize]?;
-        let follows = op.peer == recorded
-            && taken != recorded
-            && self.src.follows_wildcard(r, event, self.follow_doubtful);
-        follows.then_some(taken)
+        if op.flags & flags::FOLLOWS_WILDCARD_TAG != 0 {
+            if let Some(TakenTag {
+                recorded: Some(recorded),
+                taken,
+            }) = self.wildcard_tags[r as usize]
+            {
+                if tag_digest(op.tag) == recorded
+                    && taken != op.tag
+                    && self
+                        .src
+                        .follows_wildcard_tag(r, event, self.follow_doubtful)
+                {
+                    followed.tag = taken;
+                }
+            }
+        }
+        followed
     }
 }

@@ -184,6 +184,8 @@ impl Engine<'_> {
             spare_queues: Vec::new(),
             spare_instances: Vec::new(),
             wildcard_sources: self.wildcard_sources.clone(),
+            wildcard_tags: self.wildcard_tags.clone(),
+            follows_tags: self.follows_tags,
         }
     }
 
@@ -302,6 +304,7 @@ impl Engine<'_> {
             && self.sweep_series_at == other.sweep_series_at
             && self.epochs == other.epochs
             && self.wildcard_sources == other.wildcard_sources
+            && self.wildcard_tags == other.wildcard_tags
             && self.diverged == other.diverged
     }
 }

@@ -91,6 +91,9 @@ impl Engine<'_> {
         if self.forced.is_some() {
             self.note_divergence(send.tag, recv_slot);
         }
+        if self.follows_tags {
+            self.note_taken_tag(send.tag, recv_slot);
+        }
         self.part_done(recv_slot, P_RECV);
         if send.sync {
             self.part_done(send.slot, P_SEND);
@@ -119,6 +122,25 @@ impl Engine<'_> {
             return;
         }
         self.diverged[s.owner as usize] = true;
+    }
+
+    /// A receive for any tag of a rank whose sends may follow that tag took a message
+    /// with `tag`: the rank's latest ([`TakenTag`]).
+    #[inline(never)]
+    fn note_taken_tag(&mut self, tag: i32, recv_slot: SlotId) {
+        let Some(s) = self.slots.get(recv_slot) else {
+            return;
+        };
+        let op = s.op;
+        if op.kind != OpKind::Recv || op.tag != ANY_TAG {
+            return;
+        }
+        if let Some(latest) = &mut self.wildcard_tags[s.owner as usize] {
+            *latest = TakenTag {
+                recorded: (op.flags & flags::TAG_RECORDED != 0).then_some(op.sub),
+                taken: tag,
+            };
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

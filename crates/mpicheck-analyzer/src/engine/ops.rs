@@ -85,6 +85,11 @@ pub mod flags {
     /// programs branch on `status.MPI_TAG` (a worker ends on the master's stop tag), and
     /// what the rank does next is not in its trace.
     pub const TAG_RECORDED: u8 = 16;
+    /// A send whose tag is the tag the rank's latest receive for any tag took in the run:
+    /// where its call site always does so ([`RankProgram`]'s tag follower sites), it is
+    /// taken to be the status's `MPI_TAG` (an echo of the request's tag), and a replay in
+    /// which that receive took a message with another tag sends with that one.
+    pub const FOLLOWS_WILDCARD_TAG: u8 = 32;
 }
 
 /// A tag in the 8 bits of a receive's [`ReplayOp::sub`] ([`flags::TAG_RECORDED`]): tags

@@ -82,6 +82,10 @@ pub(crate) struct RankProgram {
     /// latest wildcard receive took ([`flags::FOLLOWS_WILDCARD`]), and how sure it is that
     /// they name it by design.
     pub(crate) follower_sites: FxHashMap<(u32, u16), Following>,
+    /// The send call sites whose every call's tag was the tag the rank's latest receive
+    /// for any tag took ([`flags::FOLLOWS_WILDCARD_TAG`]), and how sure it is that they
+    /// carry it by design.
+    pub(crate) tag_follower_sites: FxHashMap<(u32, u16), Following>,
 }
 
 /// Whether a call site that named the source of its rank's latest wildcard receive every
@@ -103,10 +107,14 @@ impl Program {
     pub fn op_count(&self) -> usize {
         self.ranks.iter().map(|r| r.ops.len()).sum()
     }
-    /// Whether a call site of some rank named its latest wildcard source every time, too
-    /// few times to tell whether by design ([`Following::Doubtful`]).
+    /// Whether a call site of some rank named its latest wildcard source or tag every
+    /// time, too few times to tell whether by design ([`Following::Doubtful`]).
     pub(crate) fn has_doubtful_followers(&self) -> bool {
-        (self.ranks.iter()).any(|r| r.follower_sites.values().any(|&f| f == Following::Doubtful))
+        (self.ranks.iter()).any(|r| {
+            (r.follower_sites.values())
+                .chain(r.tag_follower_sites.values())
+                .any(|&f| f == Following::Doubtful)
+        })
     }
     /// The operations of one rank.
     pub fn rank_ops(&self, rank: Rank) -> Vec<ReplayOp> {
@@ -259,6 +267,19 @@ pub trait OpSource {
         let _ = (rank, event, doubtful);
         false
     }
+    /// Whether some sends of `rank` follow the tag of its latest receive for any tag
+    /// ([`OpSource::follows_wildcard_tag`]).
+    fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
+        let _ = rank;
+        false
+    }
+    /// Whether event `event` of `rank`, marked [`flags::FOLLOWS_WILDCARD_TAG`], was made at
+    /// a call site that carries the tag of the rank's latest receive for any tag every time
+    /// ([`Following::Certain`]; also a [`Following::Doubtful`] one when `doubtful`).
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        let _ = (rank, event, doubtful);
+        false
+    }
 }
 
 // A source borrowed for a replay ([`replay_source`]).
@@ -286,6 +307,12 @@ impl<S: OpSource + ?Sized> OpSource for &mut S {
     }
     fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
         (**self).follows_wildcard(rank, event, doubtful)
+    }
+    fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
+        (**self).may_follow_wildcard_tags(rank)
+    }
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        (**self).follows_wildcard_tag(rank, event, doubtful)
     }
 }
 
@@ -419,14 +446,37 @@ impl OpSource for ProgramOps<'_> {
         !self.program.ranks[rank as usize].follower_sites.is_empty()
     }
     fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        self.site_follows(rank, event, doubtful, |p| &p.follower_sites)
+    }
+    fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
+        !self.program.ranks[rank as usize]
+            .tag_follower_sites
+            .is_empty()
+    }
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        self.site_follows(rank, event, doubtful, |p| &p.tag_follower_sites)
+    }
+}
+
+impl ProgramOps<'_> {
+    /// Whether the call site of event `event` of `rank` is among its follower sites
+    /// `sites` (certain ones; also doubtful ones when `doubtful`).
+    fn site_follows(
+        &mut self,
+        rank: Rank,
+        event: u32,
+        doubtful: bool,
+        sites: impl Fn(&RankProgram) -> &FxHashMap<(u32, u16), Following>,
+    ) -> bool {
         let program = &self.program.ranks[rank as usize];
-        if program.follower_sites.is_empty() || event as usize >= program.info.len() {
+        let sites = sites(program);
+        if sites.is_empty() || event as usize >= program.info.len() {
             return false;
         }
         let info = program
             .info
             .read(event as usize, &mut self.ranks[rank as usize].info);
-        match program.follower_sites.get(&(info.site, info.call)) {
+        match sites.get(&(info.site, info.call)) {
             Some(Following::Certain) => true,
             Some(Following::Doubtful) => doubtful,
             None => false,

@@ -302,6 +302,14 @@ pub(super) fn compile_event(
     op
 }
 
+/// The tag of the message a receive event took, where the event shows it.
+pub(super) fn taken_tag(event: &Event) -> Option<i32> {
+    match &event.op {
+        Op::Recv { recv, .. } => recv.matched.map(|m| m.1),
+        _ => None,
+    }
+}
+
 /// Notes on a receive for any tag the tag of the message it took in the run
 /// ([`flags::TAG_RECORDED`]).
 pub(super) fn note_recorded_tag(op: &mut ReplayOp, tag: i32) {

@@ -1,98 +1,161 @@
-//! Which calls follow the source of their rank's latest wildcard receive
-//! ([`flags::FOLLOWS_WILDCARD`]): a master that takes results with `MPI_ANY_SOURCE` and
-//! replies to `status.MPI_SOURCE` records each reply's destination as a plain rank, and a
-//! replay in which the wildcard takes another source must send the reply there.
+//! Which calls follow their rank's latest wildcard receive: its source
+//! ([`flags::FOLLOWS_WILDCARD`]), or its tag ([`flags::FOLLOWS_WILDCARD_TAG`]). A master
+//! that takes results with `MPI_ANY_SOURCE` and replies to `status.MPI_SOURCE` records
+//! each reply's destination as a plain rank, and a replay in which the wildcard takes
+//! another source must send the reply there; one that takes them with `MPI_ANY_TAG` and
+//! replies with `status.MPI_TAG` records the reply's tag as a plain tag, and the reply must
+//! carry the tag of the message the wildcard takes.
 
 use super::*;
 
-/// One rank's wildcard receives and, by call site, whether its sends and receives named
-/// the latest one's source.
+/// One rank's wildcard receives and, by call site, whether its calls named the latest
+/// one's source or tag.
 #[derive(Default)]
 pub(super) struct WildcardFollowers {
-    /// The source the rank's latest completed wildcard receive took in the run, once one
+    /// Sends and receives that named the source of the latest `MPI_ANY_SOURCE` receive.
+    sources: Followed,
+    /// Sends that carried the tag of the latest `MPI_ANY_TAG` receive.
+    tags: Followed,
+    /// The call site of the rank's latest blocking wildcard receive, and for which of
+    /// source and tag (its match may be learnt just after it:
+    /// [`WildcardFollowers::matched`]).
+    blocking: ((u32, u16), Wild),
+    /// The rank's nonblocking wildcard receives not yet completed, by operation index: the
+    /// source and tag each took, `None` until its match is known (while the traces are
+    /// normalized, it comes just before the call that completes the receive), its site,
+    /// and for which of source and tag it is a wildcard.
+    open: FxHashMap<u32, OpenReceive>,
+}
+
+/// A nonblocking wildcard receive not yet completed: the source and tag it took, where
+/// known, its call site, and for which of source and tag it is a wildcard.
+type OpenReceive = (Option<(u32, i32)>, (u32, u16), Wild);
+
+/// Which of source and tag a receive takes any of.
+#[derive(Clone, Copy, Default)]
+struct Wild {
+    source: bool,
+    tag: bool,
+}
+
+/// The latest value (source or tag) a rank's wildcard receives took, and by call site
+/// whether the calls after them named it.
+#[derive(Default)]
+struct Followed {
+    /// The value the rank's latest completed wildcard receive took in the run, once one
     /// did: a blocking one's at its call, a nonblocking one's at the wait or test that
     /// completed it (a reply to `status.MPI_SOURCE` names the receive the program just
     /// waited for, not the one it posted last).
-    latest_source: Option<u32>,
+    latest: Option<u32>,
     /// The call site of that receive.
     latest_site: (u32, u16),
-    /// The call site of the rank's latest blocking wildcard receive (its source may be
-    /// learnt just after it: [`WildcardFollowers::matched`]).
-    blocking_site: (u32, u16),
-    /// The rank's nonblocking wildcard receives not yet completed, by operation index: the
-    /// source each took, `NO_RANK` until its match is known (while the traces are
-    /// normalized, it comes just before the call that completes the receive), and its site.
-    open: FxHashMap<u32, (u32, (u32, u16))>,
-    /// By call site (site, function) of sends and receives made after a wildcard receive:
-    /// whether each named that receive's source.
+    /// By call site (site, function) of the calls made after a wildcard receive: whether
+    /// each named that receive's value.
     sites: FxHashMap<(u32, u16), SiteFollows>,
-    /// By call site of wildcard receives: whether they took more than one source.
+    /// By call site of wildcard receives: whether they took more than one value.
     wildcard_sites: FxHashMap<(u32, u16), WildcardSite>,
 }
 
-/// The sources a wildcard receive's call site took: the first, and whether another.
+/// The values a wildcard receive's call site took: the first, and whether another.
 #[derive(Clone, Copy)]
 struct WildcardSite {
     first: u32,
     several: bool,
 }
 
-impl WildcardFollowers {
-    /// Notes operation `at`, about to be appended: marks a send or receive that names the
-    /// latest wildcard source, and notes a wildcard receive.
-    pub(super) fn note_op(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo) {
-        self.note_peer(op, info);
-        if op.kind == OpKind::Recv && op.peer == ANY_SOURCE {
-            let site = (info.site, info.call);
-            if op.class == class::NONBLOCKING && op.a != NO_REQ {
-                self.open.insert(at, (op.b, site));
-            } else {
-                self.blocking_site = site;
-                if op.b != NO_RANK {
-                    self.took(op.b, site);
-                }
-            }
-        }
-    }
-
-    /// A wildcard receive made at `site` completed, with `source`.
-    fn took(&mut self, source: u32, site: (u32, u16)) {
-        self.latest_source = Some(source);
+impl Followed {
+    /// A wildcard receive made at `site` completed, with `value`.
+    fn took(&mut self, value: u32, site: (u32, u16)) {
+        self.latest = Some(value);
         self.latest_site = site;
         self.wildcard_sites
             .entry(site)
-            .and_modify(|w| w.several |= w.first != source)
+            .and_modify(|w| w.several |= w.first != value)
             .or_insert(WildcardSite {
-                first: source,
+                first: value,
                 several: false,
             });
     }
 
-    fn note_peer(&mut self, op: &mut ReplayOp, info: &OpInfo) {
-        let Some(source) = self.latest_source else {
-            return;
+    /// Notes a call at `site` that named `value`: whether it is the latest wildcard
+    /// receive's (none before the rank's first wildcard receive).
+    fn note(&mut self, value: u32, site: (u32, u16)) -> bool {
+        let Some(latest) = self.latest else {
+            return false;
         };
-        if !matches!(op.kind, OpKind::Send | OpKind::Recv)
-            || op.peer == ANY_SOURCE
-            || op.peer == NO_RANK
-        {
+        let follows = value == latest;
+        self.sites
+            .entry(site)
+            .or_insert_with(SiteFollows::new)
+            .note(follows, value, self.latest_site);
+        follows
+    }
+
+    /// The call sites whose every call named the value of the rank's latest wildcard
+    /// receive, and how sure that is by design.
+    fn sites(&self) -> FxHashMap<(u32, u16), Following> {
+        (self.sites.iter())
+            .filter_map(|(&site, f)| Some((site, f.following(&self.wildcard_sites)?)))
+            .collect()
+    }
+}
+
+impl WildcardFollowers {
+    /// Notes operation `at`, about to be appended (a receive's message's tag `taken_tag`
+    /// where the event shows it): marks a send or receive that names the latest wildcard
+    /// source, a send that carries the latest wildcard tag, and notes a wildcard receive.
+    pub(super) fn note_op(
+        &mut self,
+        at: u32,
+        op: &mut ReplayOp,
+        info: &OpInfo,
+        taken_tag: Option<i32>,
+    ) {
+        if !matches!(op.kind, OpKind::Send | OpKind::Recv) {
             return;
         }
-        let follows = op.peer == source;
-        self.sites
-            .entry((info.site, info.call))
-            .or_insert_with(SiteFollows::new)
-            .note(follows, op.peer, self.latest_site);
-        if follows {
-            op.flags |= flags::FOLLOWS_WILDCARD;
+        let site = (info.site, info.call);
+        if op.peer != ANY_SOURCE && op.peer != NO_RANK {
+            if self.sources.note(op.peer, site) {
+                op.flags |= flags::FOLLOWS_WILDCARD;
+            }
+            if op.kind == OpKind::Send && self.tags.note(op.tag as u32, site) {
+                op.flags |= flags::FOLLOWS_WILDCARD_TAG;
+            }
+        }
+        let wild = Wild {
+            source: op.peer == ANY_SOURCE,
+            tag: op.tag == ANY_TAG,
+        };
+        if op.kind != OpKind::Recv || !(wild.source || wild.tag) {
+            return;
+        }
+        let taken = (op.b != NO_RANK).then_some(op.b).zip(taken_tag);
+        if op.class == class::NONBLOCKING && op.a != NO_REQ {
+            self.open.insert(at, (taken, site, wild));
+        } else {
+            self.blocking = (site, wild);
+            if let Some(taken) = taken {
+                self.took(taken, site, wild);
+            }
         }
     }
 
-    /// The wildcard receive of operation `at` took `source`, learnt late.
-    pub(super) fn matched(&mut self, at: u32, source: u32) {
+    /// A wildcard receive made at `site` completed, taking `(source, tag)`.
+    fn took(&mut self, (source, tag): (u32, i32), site: (u32, u16), wild: Wild) {
+        if wild.source {
+            self.sources.took(source, site);
+        }
+        if wild.tag {
+            self.tags.took(tag as u32, site);
+        }
+    }
+
+    /// The wildcard receive of operation `at` took `(source, tag)`, learnt late.
+    pub(super) fn matched(&mut self, at: u32, taken: (u32, i32)) {
         match self.open.get_mut(&at) {
-            Some(open) => open.0 = source,
-            None => self.took(source, self.blocking_site),
+            Some(open) => open.0 = Some(taken),
+            None => self.took(taken, self.blocking.0, self.blocking.1),
         }
     }
 
@@ -103,19 +166,23 @@ impl WildcardFollowers {
         if self.open.is_empty() {
             return;
         }
-        if let Some((source, site)) = self.open.remove(&at) {
-            if completes && source != NO_RANK {
-                self.took(source, site);
+        if let Some((taken, site, wild)) = self.open.remove(&at) {
+            if let Some(taken) = taken.filter(|_| completes) {
+                self.took(taken, site, wild);
             }
         }
     }
 
     /// The call sites whose every call named the source of the rank's latest wildcard
     /// receive, and how sure that is by design.
-    pub(super) fn sites(&self) -> FxHashMap<(u32, u16), Following> {
-        (self.sites.iter())
-            .filter_map(|(&site, f)| Some((site, f.following(&self.wildcard_sites)?)))
-            .collect()
+    pub(super) fn source_sites(&self) -> FxHashMap<(u32, u16), Following> {
+        self.sources.sites()
+    }
+
+    /// The send sites whose every call carried the tag of the rank's latest wildcard-tag
+    /// receive, and how sure that is by design.
+    pub(super) fn tag_sites(&self) -> FxHashMap<(u32, u16), Following> {
+        self.tags.sites()
     }
 }
 
@@ -208,12 +275,16 @@ mod tests {
     use crate::model::Run;
     use crate::text_trace::parse;
 
-    /// The lines of each rank's follower sites, with a `?` where doubtful, the same whether
-    /// the program is compiled from the whole run or fed in any order with the matches late.
-    fn follower_lines(run: &Run) -> Vec<Vec<String>> {
+    /// The lines of each rank's follower sites (`sites`: of sources or of tags), with a
+    /// `?` where doubtful, the same whether the program is compiled from the whole run or
+    /// fed in any order with the matches late.
+    fn lines_of(
+        run: &Run,
+        sites: fn(&RankProgram) -> &FxHashMap<(u32, u16), Following>,
+    ) -> Vec<Vec<String>> {
         let lines = |program: &Program| -> Vec<Vec<String>> {
             let lines = |rank: &RankProgram| {
-                let mut lines: Vec<(u32, Following)> = (rank.follower_sites.iter())
+                let mut lines: Vec<(u32, Following)> = (sites(rank).iter())
                     .map(|(&(site, _), &f)| (run.sites[site as usize].line.unwrap_or(0), f))
                     .collect();
                 lines.sort_by_key(|&(line, _)| line);
@@ -238,6 +309,14 @@ mod tests {
             }
         }
         whole
+    }
+
+    fn follower_lines(run: &Run) -> Vec<Vec<String>> {
+        lines_of(run, |r| &r.follower_sites)
+    }
+
+    fn tag_follower_lines(run: &Run) -> Vec<Vec<String>> {
+        lines_of(run, |r| &r.tag_follower_sites)
     }
 
     #[test]
@@ -309,5 +388,84 @@ mod tests {
         }
         let run = parse(&text).unwrap();
         assert_eq!(follower_lines(&run), [vec!["2"], vec![], vec![]]);
+    }
+
+    #[test]
+    fn send_sites_that_carry_the_wildcard_tag_every_time_follow_it() {
+        // Rank 0 takes requests for any tag (blocking from any source at line 1,
+        // nonblocking from rank 2 at line 5). Line 2 echoes the request's tag to its source
+        // 15 times over several tags: it follows the tag for sure. Line 3 sends tag 5 after
+        // each request with tag 5, but line 1 took tags 1 and 7 too: a fixed tag equal by
+        // chance. A receive for a given source and any tag counts (line 5); a receive
+        // naming the tag is no tag follower (line 6). Rank 1 echoes the tag of the one
+        // request it takes (line 11): doubtful. Rank 2's line 21 sends tag 5 after each
+        // request of tag 5, but line 20 took tag 7 once too: fixed.
+        let mut text = String::from("ranks 3\n");
+        for round in 0..5 {
+            let tag = if round % 2 == 0 { 5 } else { 7 };
+            text.push_str(&format!(
+                "0: recv src=any tag=any matched=1:1 @ m.c:1
+                0: send dest=1 tag=1 @ m.c:2
+                0: recv src=any tag=any matched=2:{tag} @ m.c:1
+                0: send dest=2 tag={tag} @ m.c:2\n"
+            ));
+            if tag == 5 {
+                text.push_str("0: send dest=1 tag=5 @ m.c:3\n");
+            }
+            text.push_str(&format!(
+                "0: irecv src=2 tag=any req=0 @ m.c:5
+                0: wait req=0 matched=2:{round} @ m.c:7
+                0: recv src=1 tag={round} @ m.c:6
+                0: send dest=2 tag={round} @ m.c:2\n"
+            ));
+        }
+        text.push_str(
+            "1: recv src=0 tag=any matched=0:3 @ m.c:10
+            1: send dest=0 tag=3 @ m.c:11
+            2: recv src=0 tag=any matched=0:5 @ m.c:20
+            2: send dest=0 tag=5 @ m.c:21
+            2: recv src=0 tag=any matched=0:7 @ m.c:20
+            2: recv src=0 tag=any matched=0:5 @ m.c:20
+            2: send dest=0 tag=5 @ m.c:21",
+        );
+        let run = parse(&text).unwrap();
+        assert_eq!(tag_follower_lines(&run), [vec!["2"], vec!["11?"], vec![]]);
+        let program = Program::from_run(&run);
+        let ops = program.rank_ops(0);
+        let follows = |event: usize| ops[event].flags & flags::FOLLOWS_WILDCARD_TAG != 0;
+        // Round 0: the echoes (events 1, 3, 8) and the fixed tag 5 (4) carried the latest
+        // wildcard tag; the receive naming it (7) is not marked.
+        assert!(follows(1) && follows(3) && follows(4) && follows(8));
+        assert!(!follows(7));
+        // Doubtful tag followers alone call for the replay that follows doubtful sites.
+        let rank_1 = parse(
+            "ranks 2
+            1: recv src=0 tag=any matched=0:3 @ m.c:10
+            1: send dest=0 tag=3 @ m.c:11",
+        )
+        .unwrap();
+        let program = Program::from_run(&rank_1);
+        assert!(program.ranks.iter().all(|r| r.follower_sites.is_empty()));
+        assert!(program.has_doubtful_followers());
+    }
+
+    #[test]
+    fn a_reply_to_the_source_with_the_tag_follows_both() {
+        // The echo server of tests/programs/dl_master_worker_tag_echo_ok.c, five rounds:
+        // line 26 follows the source and the tag of the wildcard at line 25.
+        let mut text = String::from("ranks 3\n");
+        for first in [2, 1, 2, 2, 1] {
+            let second = 3 - first;
+            text.push_str(&format!(
+                "1-2: send dest=0 tag=0 @ w.c:31
+                0: recv src=any tag=any matched={first}:{first} @ m.c:25
+                0: send dest={first} tag={first} @ m.c:26
+                0: recv src=any tag=any matched={second}:{second} @ m.c:25
+                0: send dest={second} tag={second} @ m.c:26\n"
+            ));
+        }
+        let run = parse(&text).unwrap();
+        assert_eq!(follower_lines(&run), [vec!["26"], vec![], vec![]]);
+        assert_eq!(tag_follower_lines(&run), [vec!["26"], vec![], vec![]]);
     }
 }
