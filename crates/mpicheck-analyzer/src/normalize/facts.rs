@@ -9,6 +9,7 @@
 //! Arguments are judged from their input words, which the recorder writes before the MPI
 //! library is called: a call that makes the library abort still has them in the trace.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -162,6 +163,10 @@ pub(super) struct ObjectTables {
     /// The spans of each function's last call with only several buffers, by function id
     /// (see `shared_buffers`).
     last_buffers: Vec<Option<Arc<[BufferSpan]>>>,
+    /// The last predefined handle the argument rules asked about, by kind: a call passes
+    /// the same `MPI_COMM_WORLD` or `MPI_INT` call after call, and the set of predefined
+    /// handles never changes, so a hit needs no lookup (`ArgState::handle`).
+    last_predefined: [Cell<Option<i64>>; ObjectKind::Request as usize + 1],
 }
 
 impl ObjectTables {
@@ -587,6 +592,24 @@ impl RankNormalizer<'_> {
         Some((size, size))
     }
 
+    /// [`ArgState::handle`] of a handle that is not the kind's last predefined one.
+    fn handle_looked_up(&self, kind: ObjectKind, raw: i64) -> HandleState {
+        let objects = &self.objects;
+        // A predefined handle is never made or freed by the program (`acquire`): one lookup
+        // for the handles most calls pass.
+        if objects.constants.predefined.contains(&raw) {
+            objects.last_predefined[kind as usize].set(Some(raw));
+            return HandleState::Usable;
+        }
+        match objects.live.get(&(kind, raw)) {
+            None if objects.freed.contains(&(kind, raw)) => HandleState::Freed,
+            Some(entry) if kind == ObjectKind::Datatype && !entry.committed => {
+                HandleState::Uncommitted
+            }
+            _ => HandleState::Usable,
+        }
+    }
+
     /// The argument problems of one call, by the rules of `checks::argument::rules`, judged
     /// with this rank's state before the call changes it.
     fn argument_issues(&mut self, args: &Args, facts: &mut CallFacts) {
@@ -703,23 +726,18 @@ impl ArgState for RankNormalizer<'_> {
         &self.objects.constants.args
     }
 
+    // (Inlined into the loop of `rules::judge`: most handles it asks about are the kind's
+    // last predefined one.)
+    #[inline(always)]
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState {
         let objects = &self.objects;
         if objects.constants.nulls.get(kind) == Some(raw) {
             return HandleState::Null;
         }
-        // A predefined handle is never made or freed by the program (`acquire`): one lookup
-        // for the handles most calls pass.
-        if objects.constants.predefined.contains(&raw) {
+        if objects.last_predefined[kind as usize].get() == Some(raw) {
             return HandleState::Usable;
         }
-        match objects.live.get(&(kind, raw)) {
-            None if objects.freed.contains(&(kind, raw)) => HandleState::Freed,
-            Some(entry) if kind == ObjectKind::Datatype && !entry.committed => {
-                HandleState::Uncommitted
-            }
-            _ => HandleState::Usable,
-        }
+        self.handle_looked_up(kind, raw)
     }
 
     fn comm(&self, raw: i64) -> Option<CommView> {
