@@ -12,9 +12,9 @@
  *   call unprotects all of them first (MPI reads and writes them, also through system calls),
  *   and the last thread leaving MPI protects them again.
  * - The SIGSEGV handler looks up the faulting address. An access to the buffer's own bytes
- *   by a thread outside MPI is written to a ring of fixed slots (async-signal-safe) and the buffer is
- *   no longer watched; an access to a neighbour on the same page is let through by
- *   unprotecting the page and single-stepping the instruction (trap flag, then SIGTRAP
+ *   by a thread outside MPI is written to a ring of fixed slots (async-signal-safe) and the
+ *   buffer is no longer watched; an access to a neighbour on the same page is let through
+ *   by unprotecting the page and single-stepping the instruction (trap flag, then SIGTRAP
  *   protects it again). Faults that are not ours go to the handler the program had.
  * - Those neighbour faults are counted per call site of the call that made the buffer
  *   pending; a site whose buffers cost more than its budget of them is given up: its pending
