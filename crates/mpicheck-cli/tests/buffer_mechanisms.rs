@@ -1,8 +1,8 @@
 //! `--check-buffers` without memory protection keys: the page-protection mechanism that runs
 //! where `pkey_alloc` fails (forced here with `MPICHECK_BUFFERS_MECHANISM=mprotect`) still
 //! finds what it found before keys existed, under MPICH and Open MPI. The tier-2 `dr_*`
-//! programs run with keys wherever the CPU has them. The budget of neighbour faults is
-//! checked under both mechanisms.
+//! programs run with keys wherever the CPU has them. The budget of neighbour faults and the
+//! recorder's ring of findings are checked under both mechanisms.
 
 mod support;
 
@@ -105,4 +105,50 @@ fn neighbour_budget_mpich() {
 #[test]
 fn neighbour_budget_openmpi() {
     check_neighbour_budget(OPENMPI);
+}
+
+/// 100 stores, each into another pending receive buffer (`dr_many_buffers_stored.c`): more
+/// than the recorder's 64 slots of unflushed findings, but each is flushed at the next MPI
+/// call, so all 100 are recorded (the one DR002 counts 99 more buffers) and none is dropped.
+fn check_findings_ring(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/dr_many_buffers_stored.c");
+    let exe = dir.path().join("dr_many_buffers_stored");
+    compile_to(family, &source, &exe);
+    for mechanism in ["default", "mprotect"] {
+        let out = dir.path().join(mechanism);
+        let mut cmd = mpicheck_run_command(
+            family,
+            2,
+            &out,
+            &[exe.to_str().unwrap()],
+            &["--check-buffers"],
+        );
+        if mechanism == "mprotect" {
+            cmd.env("MPICHECK_BUFFERS_MECHANISM", "mprotect");
+        }
+        let output = run_bounded(cmd, b"").0;
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{mechanism}: {stderr}");
+        assert_eq!(report_codes(&out), vec!["DR002"], "{mechanism}: {stderr}");
+        let report = std::fs::read_to_string(out.join("report.json")).unwrap();
+        assert!(
+            report.contains("the same instruction did so to 99 more buffers"),
+            "{mechanism}: {report}"
+        );
+        assert!(
+            !stderr.contains("were not recorded"),
+            "{mechanism}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn findings_ring_mpich() {
+    check_findings_ring(MPICH);
+}
+#[test]
+fn findings_ring_openmpi() {
+    check_findings_ring(OPENMPI);
 }

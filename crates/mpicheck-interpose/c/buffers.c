@@ -12,9 +12,9 @@
  *   call unprotects all of them first (MPI reads and writes them, also through system calls),
  *   and the last thread leaving MPI protects them again.
  * - The SIGSEGV handler looks up the faulting address. An access to the buffer's own bytes
- *   by a thread outside MPI is written to a fixed table (async-signal-safe) and the buffer is
- *   no longer watched; an access to a neighbour on the same page is let through by
- *   unprotecting the page and single-stepping the instruction (trap flag, then SIGTRAP
+ *   by a thread outside MPI is written to a ring of fixed slots (async-signal-safe) and the
+ *   buffer is no longer watched; an access to a neighbour on the same page is let through
+ *   by unprotecting the page and single-stepping the instruction (trap flag, then SIGTRAP
  *   protects it again). Faults that are not ours go to the handler the program had.
  * - Those neighbour faults are counted per call site of the call that made the buffer
  *   pending; a site whose buffers cost more than its budget of them is given up: its pending
@@ -68,7 +68,7 @@ int protected_now;
 uintptr_t page_size;
 static uintptr_t main_thread_pointer;
 unsigned findings_claimed;
-static unsigned findings_flushed;
+unsigned findings_flushed;
 static int flushing;
 static uint64_t next_mark;
 uint64_t count_watched, count_dropped, count_given_up;
@@ -629,8 +629,9 @@ void mpicheck_buffers_flush(void)
     if (__atomic_load_n(&findings_flushed, __ATOMIC_RELAXED) == __atomic_load_n(&findings_claimed, __ATOMIC_RELAXED))
         return;
     if (__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQUIRE)) return;
-    while (findings_flushed < MAX_FINDINGS && findings_flushed < __atomic_load_n(&findings_claimed, __ATOMIC_ACQUIRE)) {
-        struct finding *f = &findings[findings_flushed];
+    unsigned next = findings_flushed;
+    while (next != __atomic_load_n(&findings_claimed, __ATOMIC_ACQUIRE)) {
+        struct finding *f = &findings[next % MAX_FINDINGS];
         if (!__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE)) break;
         /* + 1: the resolver takes a call site for a return address and looks one byte back. */
         int64_t *w = mpicheck_begin(mpicheck_access_id, 8, (const void *)(f->pc + 1), 0);
@@ -646,7 +647,9 @@ void mpicheck_buffers_flush(void)
             mpicheck_entered(w);
             mpicheck_end(w, 0);
         }
-        findings_flushed++;
+        /* The slot is free once findings_flushed passes it: a handler takes it again. */
+        __atomic_store_n(&f->ready, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&findings_flushed, ++next, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
 }

@@ -140,12 +140,16 @@ static int retry_once(int me, uintptr_t page)
 
 static void note_finding(const struct watched *w, uintptr_t addr, uintptr_t pc, int write, int me)
 {
-    unsigned i = __atomic_fetch_add(&findings_claimed, 1, __ATOMIC_RELAXED);
-    if (i >= MAX_FINDINGS) {
-        __atomic_fetch_add(&count_dropped, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    struct finding *f = &findings[i];
+    /* A ring: slots the wrappers flushed are taken again; dropped only when MAX_FINDINGS
+     * wait to be flushed (between two MPI calls of the process). */
+    unsigned i = __atomic_load_n(&findings_claimed, __ATOMIC_RELAXED);
+    do {
+        if (i - __atomic_load_n(&findings_flushed, __ATOMIC_ACQUIRE) >= MAX_FINDINGS) {
+            __atomic_fetch_add(&count_dropped, 1, __ATOMIC_RELAXED);
+            return;
+        }
+    } while (!__atomic_compare_exchange_n(&findings_claimed, &i, i + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    struct finding *f = &findings[i % MAX_FINDINGS];
     f->write = write;
     f->recv = w->recv;
     f->thread = (int)mpicheck_thread_slot - 1;

@@ -51,9 +51,10 @@ extern struct watched watched[MAX_WATCHED];
 /* 1 + the highest slot in use: the scans of every MPI call stop there (nothing to scan in
  * the common case of no pending buffer). */
 extern int watched_end;
-/* Written by the handlers (a slot claimed atomically), flushed by the wrappers. */
+/* A ring written by the handlers (slot claimed % MAX_FINDINGS, claimed atomically) and
+ * flushed by the wrappers (up to flushed): at most MAX_FINDINGS wait to be flushed. */
 extern struct finding findings[MAX_FINDINGS];
-extern unsigned findings_claimed;
+extern unsigned findings_claimed, findings_flushed;
 extern struct stepper steppers[MAX_STEPPERS];
 /* Page ranges released recently: a fault that raced with the release is retried once. */
 extern struct released_pages {
