@@ -73,20 +73,7 @@ fn check_neighbour_budget(family: Family) {
     compile_to(family, &source, &exe);
     for mechanism in ["default", "mprotect"] {
         let out = dir.path().join(mechanism);
-        let mut cmd = mpicheck_run_command(
-            family,
-            2,
-            &out,
-            &[exe.to_str().unwrap()],
-            &["--check-buffers"],
-        );
-        if mechanism == "mprotect" {
-            cmd.env("MPICHECK_BUFFERS_MECHANISM", "mprotect");
-        }
-        let output = run_bounded(cmd, b"").0;
-        let stderr = text(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{mechanism}: {stderr}");
-        assert_eq!(report_codes(&out), vec!["DR002"], "{mechanism}: {stderr}");
+        let stderr = run_one_dr002(family, &exe, &out, mechanism);
         // Per rank: the 2 receives pending when the site was given up, 18 posted later.
         let note = "mpicheck: note: --check-buffers left 40 buffers unwatched because of too many accesses to their neighbours";
         let site = format!("dr_neighbour_budget.c:{irecv_line} after ");
@@ -118,20 +105,7 @@ fn check_findings_ring(family: Family) {
     compile_to(family, &source, &exe);
     for mechanism in ["default", "mprotect"] {
         let out = dir.path().join(mechanism);
-        let mut cmd = mpicheck_run_command(
-            family,
-            2,
-            &out,
-            &[exe.to_str().unwrap()],
-            &["--check-buffers"],
-        );
-        if mechanism == "mprotect" {
-            cmd.env("MPICHECK_BUFFERS_MECHANISM", "mprotect");
-        }
-        let output = run_bounded(cmd, b"").0;
-        let stderr = text(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{mechanism}: {stderr}");
-        assert_eq!(report_codes(&out), vec!["DR002"], "{mechanism}: {stderr}");
+        let stderr = run_one_dr002(family, &exe, &out, mechanism);
         let report = std::fs::read_to_string(out.join("report.json")).unwrap();
         assert!(
             report.contains("the same instruction did so to 99 more buffers"),
@@ -151,4 +125,25 @@ fn findings_ring_mpich() {
 #[test]
 fn findings_ring_openmpi() {
     check_findings_ring(OPENMPI);
+}
+
+/// Runs `exe` on 2 ranks with `--check-buffers` (under `MPICHECK_BUFFERS_MECHANISM=mprotect`
+/// for `mechanism` "mprotect"), checks that its report is one DR002 and the exit code says
+/// so, and gives the run's stderr.
+fn run_one_dr002(family: Family, exe: &Path, out: &Path, mechanism: &str) -> String {
+    let mut cmd = mpicheck_run_command(
+        family,
+        2,
+        out,
+        &[exe.to_str().unwrap()],
+        &["--check-buffers"],
+    );
+    if mechanism == "mprotect" {
+        cmd.env("MPICHECK_BUFFERS_MECHANISM", "mprotect");
+    }
+    let output = run_bounded(cmd, b"").0;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{mechanism}: {stderr}");
+    assert_eq!(report_codes(out), vec!["DR002"], "{mechanism}: {stderr}");
+    stderr
 }
