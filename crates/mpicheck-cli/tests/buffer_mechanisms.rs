@@ -27,18 +27,9 @@ fn check_mprotect_fallback(family: Family) {
         let exe = dir.path().join(program.trim_end_matches(".c"));
         compile_to(family, &source, &exe);
         let out = dir.path().join(format!("{program}.out"));
-        let mut cmd = mpicheck_run_command(
-            family,
-            2,
-            &out,
-            &[exe.to_str().unwrap()],
-            &["--check-buffers"],
-        );
-        cmd.env("MPICHECK_BUFFERS_MECHANISM", "mprotect");
-        let output = run_bounded(cmd, b"").0;
-        let stderr = text(&output.stderr);
+        let (code, stderr) = run_check_buffers(family, &exe, &out, "mprotect");
         let status = if expected == 0 { 0 } else { 1 };
-        assert_eq!(output.status.code(), Some(status), "{program}: {stderr}");
+        assert_eq!(code, Some(status), "{program}: {stderr}");
         assert_eq!(
             report_codes(&out),
             vec!["DR002"; expected],
@@ -128,9 +119,13 @@ fn findings_ring_openmpi() {
 }
 
 /// Runs `exe` on 2 ranks with `--check-buffers` (under `MPICHECK_BUFFERS_MECHANISM=mprotect`
-/// for `mechanism` "mprotect"), checks that its report is one DR002 and the exit code says
-/// so, and gives the run's stderr.
-fn run_one_dr002(family: Family, exe: &Path, out: &Path, mechanism: &str) -> String {
+/// for `mechanism` "mprotect"), reports into `out`: its exit code and stderr.
+fn run_check_buffers(
+    family: Family,
+    exe: &Path,
+    out: &Path,
+    mechanism: &str,
+) -> (Option<i32>, String) {
     let mut cmd = mpicheck_run_command(
         family,
         2,
@@ -142,8 +137,14 @@ fn run_one_dr002(family: Family, exe: &Path, out: &Path, mechanism: &str) -> Str
         cmd.env("MPICHECK_BUFFERS_MECHANISM", "mprotect");
     }
     let output = run_bounded(cmd, b"").0;
-    let stderr = text(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{mechanism}: {stderr}");
+    (output.status.code(), text(&output.stderr))
+}
+
+/// [`run_check_buffers`], checking that the report is one DR002 and the exit code says so;
+/// the run's stderr.
+fn run_one_dr002(family: Family, exe: &Path, out: &Path, mechanism: &str) -> String {
+    let (code, stderr) = run_check_buffers(family, exe, out, mechanism);
+    assert_eq!(code, Some(1), "{mechanism}: {stderr}");
     assert_eq!(report_codes(out), vec!["DR002"], "{mechanism}: {stderr}");
     stderr
 }
