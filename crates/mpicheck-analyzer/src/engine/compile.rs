@@ -28,7 +28,7 @@ use super::rma::{HeldLocks, RankLocks};
 use super::*;
 use crate::checks::pass::{EventPass, RunTables};
 use crate::diagnostic::Diagnostic;
-use event::{compile_event, info_of, taken_tag, RequestIds};
+use event::{compile_event, info_of, RequestIds};
 use followers::WildcardFollowers;
 
 impl Program {
@@ -366,13 +366,7 @@ impl EventPass for ProgramCompiler {
         r.prev_test = rma
             .filter(|c| c.kind == RmaKind::Test { done: false })
             .map(|c| c.win);
-        // (Only a wildcard receive needs the tag it took.)
-        let tag = if op.kind == OpKind::Recv && (op.peer == ANY_SOURCE || op.tag == ANY_TAG) {
-            taken_tag(event)
-        } else {
-            None
-        };
-        r.followers.note_op(at, &mut op, &info, tag);
+        r.followers.note_op(at, &mut op, &info, event);
         r.push(op, info, event);
         for &request in completed.iter() {
             // A single successful test gave it a fresh id ([`RequestIds::rename`]) that no

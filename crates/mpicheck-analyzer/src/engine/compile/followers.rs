@@ -6,6 +6,7 @@
 //! replies with `status.MPI_TAG` records the reply's tag as a plain tag, and the reply must
 //! carry the tag of the message the wildcard takes.
 
+use super::event::taken_tag;
 use super::*;
 
 /// One rank's wildcard receives and, by call site, whether its calls named the latest
@@ -101,16 +102,10 @@ impl Followed {
 }
 
 impl WildcardFollowers {
-    /// Notes operation `at`, about to be appended (a receive's message's tag `taken_tag`
-    /// where the event shows it): marks a send or receive that names the latest wildcard
-    /// source, a send that carries the latest wildcard tag, and notes a wildcard receive.
-    pub(super) fn note_op(
-        &mut self,
-        at: u32,
-        op: &mut ReplayOp,
-        info: &OpInfo,
-        taken_tag: Option<i32>,
-    ) {
+    /// Notes operation `at` of `event`, about to be appended: marks a send or receive that
+    /// names the latest wildcard source, a send that carries the latest wildcard tag, and
+    /// notes a wildcard receive.
+    pub(super) fn note_op(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo, event: &Event) {
         if !matches!(op.kind, OpKind::Send | OpKind::Recv) {
             return;
         }
@@ -130,7 +125,8 @@ impl WildcardFollowers {
         if op.kind != OpKind::Recv || !(wild.source || wild.tag) {
             return;
         }
-        let taken = (op.b != NO_RANK).then_some(op.b).zip(taken_tag);
+        // (The event read only here: only a wildcard receive needs the tag it took.)
+        let taken = (op.b != NO_RANK).then_some(op.b).zip(taken_tag(event));
         if op.class == class::NONBLOCKING && op.a != NO_REQ {
             self.open.insert(at, (taken, site, wild));
         } else {
