@@ -200,6 +200,14 @@ impl Call {
     pub fn persistent(&self) -> bool {
         self.bits & info_bits::PERSISTENT != 0
     }
+    /// "wildcard probe" or "wildcard receive", for findings on a call for any source.
+    pub fn wildcard_noun(&self) -> &'static str {
+        if self.shape == CallShape::Probe {
+            "wildcard probe"
+        } else {
+            "wildcard receive"
+        }
+    }
     /// The communicator of a collective call.
     pub fn collective_comm(&self) -> Option<CommId> {
         if self.shape != CallShape::Collective {
@@ -210,9 +218,14 @@ impl Call {
             None => (self.op.kind == OpKind::Collective).then_some(CommId(self.op.comm)),
         }
     }
-    /// The communicator and tag of a receive (`None`: any tag).
+    /// The communicator and tag of a receive or probe (`None`: any tag).
     pub fn receive(&self) -> Option<(CommId, Option<i32>)> {
-        (self.shape == CallShape::Recv && self.op.kind == OpKind::Recv).then(|| {
+        let receives = match self.shape {
+            CallShape::Recv => self.op.kind == OpKind::Recv,
+            CallShape::Probe => self.op.kind == OpKind::Probe,
+            _ => false,
+        };
+        receives.then(|| {
             (
                 CommId(self.op.comm),
                 (self.op.tag != ANY_TAG).then_some(self.op.tag),
