@@ -276,9 +276,8 @@ impl SiteFollows {
         let distinct = self.distinct as u64;
         if !self.always || distinct == 0 {
             None
-        } else if self.after_probe {
-            Some(Following::Certain)
-        } else if distinct >= 2 && distinct.saturating_pow(self.calls) >= 1000 {
+        } else if self.after_probe || (distinct >= 2 && distinct.saturating_pow(self.calls) >= 1000)
+        {
             Some(Following::Certain)
         } else if distinct == 1
             && (self.after_several
