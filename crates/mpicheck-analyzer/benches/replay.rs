@@ -544,6 +544,25 @@ impl OpSource for LazyRun {
     fn end(&self, _rank: Rank) -> EndKind {
         EndKind::Finalized
     }
+    // Generated rounds: one thread per rank, no call follows a wildcard's source or tag.
+    fn thread(&self, _rank: Rank) -> u16 {
+        0
+    }
+    fn threaded(&self, _rank: Rank) -> bool {
+        false
+    }
+    fn may_follow_wildcards(&self, _rank: Rank) -> bool {
+        false
+    }
+    fn follows_wildcard(&mut self, _rank: Rank, _event: u32, _doubtful: bool) -> bool {
+        false
+    }
+    fn may_follow_wildcard_tags(&self, _rank: Rank) -> bool {
+        false
+    }
+    fn follows_wildcard_tag(&mut self, _rank: Rank, _event: u32, _doubtful: bool) -> bool {
+        false
+    }
 }
 
 fn long_program(shape: Shape, n: u32, rounds: u64, calls: u64) -> Program {

@@ -726,6 +726,48 @@ fn dl_relay_tag_order() {
 }
 
 #[test]
+fn dl_probe_then_specific() {
+    // The probe found rank 1's message (rank 2 slept) and line 33 received it from
+    // status.MPI_SOURCE, once: right after the probe, it receives what the probe finds.
+    // Had the probe found rank 2's, the receive from rank 2 at line 34 would wait forever.
+    check(
+        "dl_probe_then_specific",
+        "ranks 3
+         1: send dest=0 tag=0 @ f.c:38
+         0: probe src=any tag=0 matched=1:0 @ f.c:32
+         0: recv src=1 tag=0 @ f.c:33
+         2: send dest=0 tag=0 @ f.c:43
+         0: recv src=2 tag=0 @ f.c:34
+         *: finalize @ f.c:47",
+        &[("DL003", 32), ("MR001", 32)],
+    );
+}
+
+#[test]
+fn dl_probe_master_worker_ok() {
+    // Each request is received from the probe's source with its tag and answered there:
+    // every order completes.
+    let mut text = String::from("ranks 3\n");
+    for first in [2, 1, 1] {
+        let second = 3 - first;
+        text.push_str(&format!(
+            "1: send dest=0 tag=1 @ f.c:33
+             2: send dest=0 tag=2 @ f.c:33
+             1: recv src=0 tag=1 @ f.c:34
+             2: recv src=0 tag=2 @ f.c:34
+             0: probe src=any tag=any matched={first}:{first} @ f.c:26
+             0: recv src={first} tag={first} @ f.c:27
+             0: send dest={first} tag={first} @ f.c:28
+             0: probe src=any tag=any matched={second}:{second} @ f.c:26
+             0: recv src={second} tag={second} @ f.c:27
+             0: send dest={second} tag={second} @ f.c:28\n"
+        ));
+    }
+    text.push_str("*: finalize @ f.c:38");
+    check("dl_probe_master_worker_ok", &text, &[("MR001", 26)]);
+}
+
+#[test]
 fn dl_reply_then_fixed_recv() {
     // One reply to the wildcard's source (line 24), then a receive from rank 1 by name: if
     // the wildcard takes rank 1, rank 0 waits forever at line 25 wherever the reply goes.

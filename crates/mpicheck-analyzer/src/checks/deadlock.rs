@@ -143,6 +143,11 @@ the wildcard took other tags too, keeps its tag. A rank whose
 a task where its trace has the master's stop tag) is replayed no further in that
 alternative: what it does next is not in its trace, and it may still release the others.
 
+A blocking `MPI_Probe` for `MPI_ANY_SOURCE` (or an `MPI_Iprobe` loop that ends when it
+finds a message) is explored as a wildcard receive is: which message it finds depends on
+timing, and the receive the rank makes right after it, naming the source (and tag) it
+found, takes the message the probe finds in the other matching, even when made once.
+
 ## Why is this bad
 
 Which message a wildcard receive gets depends on timing. The run that was traced was
@@ -531,7 +536,8 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                 race.rank,
                 race.event,
                 text!(
-                    "wildcard receive matched {} in this run, but can match {}",
+                    "{} matched {} in this run, but can match {}",
+                    recv_call.wildcard_noun(),
                     ranks(race.matched),
                     ranks(source)
                 ),
@@ -559,7 +565,8 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                 category: DL003.category,
                 severity: DL003.severity,
                 message: text!(
-                    "potential deadlock: if the wildcard receive of {} matches {} instead of {}, {} would be blocked forever",
+                    "potential deadlock: if the {} of {} matches {} instead of {}, {} would be blocked forever",
+                    recv_call.wildcard_noun(),
                     ranks(race.rank),
                     ranks(source),
                     ranks(race.matched),

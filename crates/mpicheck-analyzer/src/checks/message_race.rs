@@ -22,7 +22,8 @@ Replays the run holding every `MPI_ANY_SOURCE` receive back until nothing else c
 happen, so that every message that could have arrived before it has arrived. When
 messages from more than one sender match the receive at that point, which one it gets
 depends on timing: a message race. Reported once per receive call site, with the
-competing sends.
+competing sends. A probe for `MPI_ANY_SOURCE` (blocking, or an `MPI_Iprobe` loop that
+ends when it finds a message) races the same way: it is reported at the probe.
 
 ## Why is this bad
 
@@ -108,7 +109,8 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
             first_rank,
             first_event,
             text!(
-                "wildcard receive can match messages from {}",
+                "{} can match messages from {}",
+                recv.wildcard_noun(),
                 RankSet::from(&sources)
             ),
         )
@@ -122,7 +124,7 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
                 senders,
                 sender,
                 event,
-                "sends a message the wildcard receive can match",
+                text!("sends a message the {} can match", recv.wildcard_noun()),
             ));
         }
         let mut notes = vec![Text::from(
@@ -139,7 +141,8 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
             category: MR001.category,
             severity: MR001.severity,
             message: text!(
-                "message race: the wildcard receive of {} can match messages from {}, depending on timing",
+                "message race: the {} of {} can match messages from {}, depending on timing",
+                recv.wildcard_noun(),
                 RankSet::from(&ranks),
                 RankSet::from(&sources)
             ),

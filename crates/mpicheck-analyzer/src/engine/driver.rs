@@ -491,6 +491,14 @@ impl<'s> Engine<'s> {
             | OpKind::WinWait
             | OpKind::WinLockWait => self.exec_epoch(a, op),
             OpKind::Probe => {
+                if op.peer == ANY_SOURCE {
+                    // Held back as a wildcard receive is: which message it finds is a race,
+                    // and the receive of what it found follows it (`compile/followers.rs`).
+                    let slot = self.hidden_slot(a);
+                    self.activate(slot, event, &op, [0; 4], P_RECV);
+                    self.post_recv(r, event, op.comm, op.peer, op.tag, op.b, slot);
+                    return self.block_on(a, slot);
+                }
                 if op.peer == NO_RANK || self.probe_ready(r, &op) {
                     return Step::Next;
                 }

@@ -112,7 +112,7 @@ impl Engine<'_> {
             return;
         };
         let op = s.op;
-        if op.kind != OpKind::Recv
+        if !matches!(op.kind, OpKind::Recv | OpKind::Probe)
             || op.flags & flags::TAG_RECORDED == 0
             || op.sub == tag_digest(tag)
             || self
@@ -132,7 +132,7 @@ impl Engine<'_> {
             return;
         };
         let op = s.op;
-        if op.kind != OpKind::Recv || op.tag != ANY_TAG {
+        if !matches!(op.kind, OpKind::Recv | OpKind::Probe) || op.tag != ANY_TAG {
             return;
         }
         if let Some(latest) = &mut self.wildcard_tags[s.owner as usize] {
@@ -277,13 +277,33 @@ impl Engine<'_> {
         if let Some(sources) = &mut self.wildcard_sources[dest as usize] {
             *sources = [head.recorded, source];
         }
-        let send = self.dests[did]
-            .take_send(source, head.tag)
-            .expect("the candidate is pending");
-        self.dests[did].deferred.pop_front();
-        self.matched(source, send, head.slot);
+        if self.slots.get(head.slot).map(|s| s.op.kind) == Some(OpKind::Probe) {
+            // A probe finds the message and leaves it for the receive that follows.
+            let tag = self.dests[did]
+                .first_send_tag(source, head.tag)
+                .expect("the candidate is pending");
+            self.dests[did].deferred.pop_front();
+            self.found(tag, head.slot);
+        } else {
+            let send = self.dests[did]
+                .take_send(source, head.tag)
+                .expect("the candidate is pending");
+            self.dests[did].deferred.pop_front();
+            self.matched(source, send, head.slot);
+        }
         self.drain_deferred(did);
         true
+    }
+
+    /// A held-back wildcard probe found a message with `tag`.
+    fn found(&mut self, tag: i32, probe_slot: SlotId) {
+        if self.forced.is_some() {
+            self.note_divergence(tag, probe_slot);
+        }
+        if self.follows_tags {
+            self.note_taken_tag(tag, probe_slot);
+        }
+        self.part_done(probe_slot, P_RECV);
     }
 
     /// Posts the receives queued behind a resolved wildcard, up to the next wildcard.

@@ -200,6 +200,14 @@ impl Call {
     pub fn persistent(&self) -> bool {
         self.bits & info_bits::PERSISTENT != 0
     }
+    /// "wildcard probe" or "wildcard receive", for findings on a call for any source.
+    pub fn wildcard_noun(&self) -> &'static str {
+        if self.shape == CallShape::Probe {
+            "wildcard probe"
+        } else {
+            "wildcard receive"
+        }
+    }
     /// The communicator of a collective call.
     pub fn collective_comm(&self) -> Option<CommId> {
         if self.shape != CallShape::Collective {
@@ -210,9 +218,14 @@ impl Call {
             None => (self.op.kind == OpKind::Collective).then_some(CommId(self.op.comm)),
         }
     }
-    /// The communicator and tag of a receive (`None`: any tag).
+    /// The communicator and tag of a receive or probe (`None`: any tag).
     pub fn receive(&self) -> Option<(CommId, Option<i32>)> {
-        (self.shape == CallShape::Recv && self.op.kind == OpKind::Recv).then(|| {
+        let receives = match self.shape {
+            CallShape::Recv => self.op.kind == OpKind::Recv,
+            CallShape::Probe => self.op.kind == OpKind::Probe,
+            _ => false,
+        };
+        receives.then(|| {
             (
                 CommId(self.op.comm),
                 (self.op.tag != ANY_TAG).then_some(self.op.tag),
@@ -231,6 +244,10 @@ impl Call {
 /// receive half of a sendrecv, an epoch's group) come with it: `next_op` appends them to
 /// the buffer it is given and points the operation's offset (`a`, or `b` of a sendrecv)
 /// into that buffer.
+///
+/// No method has a default: the sources that wrap others (`ReplaySource`,
+/// `&mut S`) must forward each one, and a forgotten forward would silently turn a feature
+/// (threads, followers) off in every replay through them.
 pub trait OpSource {
     fn world_size(&self) -> u32;
     /// The members of communicator `comm` (0 is `MPI_COMM_WORLD`); asked when an operation
@@ -244,42 +261,24 @@ pub trait OpSource {
     /// The thread that made the operation `next_op` last returned for `rank`. Each thread
     /// of a rank replays as its own sequence (`engine/lanes.rs`); a source that does not
     /// know threads has every operation made by thread 0.
-    fn thread(&self, rank: Rank) -> u16 {
-        let _ = rank;
-        0
-    }
+    fn thread(&self, rank: Rank) -> u16;
     /// Whether `rank`'s operations come from more than one thread: the replay then reads
     /// on past a thread's blocked call for the other threads' operations.
-    fn threaded(&self, rank: Rank) -> bool {
-        let _ = rank;
-        false
-    }
+    fn threaded(&self, rank: Rank) -> bool;
     /// Whether some calls of `rank` follow the source of its latest wildcard receive
     /// ([`OpSource::follows_wildcard`]).
-    fn may_follow_wildcards(&self, rank: Rank) -> bool {
-        let _ = rank;
-        false
-    }
+    fn may_follow_wildcards(&self, rank: Rank) -> bool;
     /// Whether event `event` of `rank`, marked [`flags::FOLLOWS_WILDCARD`], was made at a
     /// call site that names the source of the rank's latest wildcard receive every time
     /// ([`Following::Certain`]; also a [`Following::Doubtful`] one when `doubtful`).
-    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        let _ = (rank, event, doubtful);
-        false
-    }
+    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool;
     /// Whether some sends of `rank` follow the tag of its latest receive for any tag
     /// ([`OpSource::follows_wildcard_tag`]).
-    fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
-        let _ = rank;
-        false
-    }
+    fn may_follow_wildcard_tags(&self, rank: Rank) -> bool;
     /// Whether event `event` of `rank`, marked [`flags::FOLLOWS_WILDCARD_TAG`], was made at
     /// a call site that carries the tag of the rank's latest receive for any tag every time
     /// ([`Following::Certain`]; also a [`Following::Doubtful`] one when `doubtful`).
-    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        let _ = (rank, event, doubtful);
-        false
-    }
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool;
 }
 
 // A source borrowed for a replay ([`replay_source`]).

@@ -213,6 +213,23 @@ impl DestState {
     /// [`ANY_SOURCE`]), sorted by source: `(source, event index of the send)`.
     /// Into `out` (emptied first): by source, the first pending send each source has
     /// that a receive from `source` with `tag` matches.
+    /// The tag of the message `take_send(source, tag)` would take, left pending.
+    pub(super) fn first_send_tag(&self, source: Rank, tag: i32) -> Option<i32> {
+        match &self.queues {
+            Queues::Flat { sends, .. } => sends
+                .iter()
+                .find(|(s, m)| *s == source && tag_matches(tag, m.tag))
+                .map(|(_, m)| m.tag),
+            Queues::BySource { queues, index } => {
+                let q = &queues[*index.get(&source)? as usize].1;
+                q.sends
+                    .iter()
+                    .find(|m| tag_matches(tag, m.tag))
+                    .map(|m| m.tag)
+            }
+        }
+    }
+
     pub(super) fn candidates(&self, source: u32, tag: i32, out: &mut Vec<(Rank, u32)>) {
         out.clear();
         match &self.queues {

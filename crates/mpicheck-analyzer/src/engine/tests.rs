@@ -28,6 +28,24 @@ impl OpSource for Counting<'_> {
     fn end(&self, rank: Rank) -> EndKind {
         self.inner.end(rank)
     }
+    fn thread(&self, rank: Rank) -> u16 {
+        self.inner.thread(rank)
+    }
+    fn threaded(&self, rank: Rank) -> bool {
+        self.inner.threaded(rank)
+    }
+    fn may_follow_wildcards(&self, rank: Rank) -> bool {
+        self.inner.may_follow_wildcards(rank)
+    }
+    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        self.inner.follows_wildcard(rank, event, doubtful)
+    }
+    fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
+        self.inner.may_follow_wildcard_tags(rank)
+    }
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        self.inner.follows_wildcard_tag(rank, event, doubtful)
+    }
 }
 
 #[test]

@@ -203,6 +203,9 @@ pub(super) fn compile_event(
                 op.tag = tag_word(*tag);
                 op.comm = comm.0;
                 op.b = matched.map_or(NO_RANK, |m| m.0);
+                if let Some((_, tag)) = matched {
+                    note_recorded_tag(&mut op, *tag);
+                }
                 if took {
                     op.class = class::NONBLOCKING;
                     op.a = ids.fresh();
@@ -306,14 +309,15 @@ pub(super) fn compile_event(
 pub(super) fn taken_tag(event: &Event) -> Option<i32> {
     match &event.op {
         Op::Recv { recv, .. } => recv.matched.map(|m| m.1),
+        Op::Probe { matched, .. } => matched.map(|m| m.1),
         _ => None,
     }
 }
 
-/// Notes on a receive for any tag the tag of the message it took in the run
-/// ([`flags::TAG_RECORDED`]).
+/// Notes on a receive or probe for any tag the tag of the message it took or found in the
+/// run ([`flags::TAG_RECORDED`]).
 pub(super) fn note_recorded_tag(op: &mut ReplayOp, tag: i32) {
-    if op.kind == OpKind::Recv && op.tag == ANY_TAG {
+    if matches!(op.kind, OpKind::Recv | OpKind::Probe) && op.tag == ANY_TAG {
         op.flags |= flags::TAG_RECORDED;
         op.sub = tag_digest(tag);
     }

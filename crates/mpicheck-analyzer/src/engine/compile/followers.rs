@@ -5,6 +5,12 @@
 //! another source must send the reply there; one that takes them with `MPI_ANY_TAG` and
 //! replies with `status.MPI_TAG` records the reply's tag as a plain tag, and the reply must
 //! carry the tag of the message the wildcard takes.
+//!
+//! A wildcard probe counts as a wildcard receive: `MPI_Probe(MPI_ANY_SOURCE, ...)` then
+//! `MPI_Recv(..., status.MPI_SOURCE, status.MPI_TAG, ...)` receives what the probe found,
+//! and in a replay where the probe finds another message the receive takes that one. A
+//! receive made right after a wildcard probe, naming its source (and tag), follows it by
+//! design even when seen once ([`SiteFollows::following`]).
 
 use super::event::taken_tag;
 use super::*;
@@ -50,6 +56,8 @@ struct Followed {
     latest: Option<u32>,
     /// The call site of that receive.
     latest_site: (u32, u16),
+    /// The latest was a probe, and no call was noted since.
+    latest_probe: bool,
     /// By call site (site, function) of the calls made after a wildcard receive: whether
     /// each named that receive's value.
     sites: FxHashMap<(u32, u16), SiteFollows>,
@@ -65,10 +73,11 @@ struct WildcardSite {
 }
 
 impl Followed {
-    /// A wildcard receive made at `site` completed, with `value`.
-    fn took(&mut self, value: u32, site: (u32, u16)) {
+    /// A wildcard receive (or a `probe`) made at `site` completed, with `value`.
+    fn took(&mut self, value: u32, site: (u32, u16), probe: bool) {
         self.latest = Some(value);
         self.latest_site = site;
+        self.latest_probe = probe;
         self.wildcard_sites
             .entry(site)
             .and_modify(|w| w.several |= w.first != value)
@@ -85,10 +94,11 @@ impl Followed {
             return false;
         };
         let follows = value == latest;
+        let after_probe = std::mem::take(&mut self.latest_probe);
         self.sites
             .entry(site)
             .or_insert_with(SiteFollows::new)
-            .note(follows, value, self.latest_site);
+            .note(follows, value, self.latest_site, after_probe);
         follows
     }
 
@@ -106,44 +116,54 @@ impl WildcardFollowers {
     /// names the latest wildcard source, a send that carries the latest wildcard tag, and
     /// notes a wildcard receive.
     pub(super) fn note_op(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo, event: &Event) {
-        if !matches!(op.kind, OpKind::Send | OpKind::Recv) {
+        if !matches!(op.kind, OpKind::Send | OpKind::Recv | OpKind::Probe) {
             return;
         }
         let site = (info.site, info.call);
-        if op.peer != ANY_SOURCE && op.peer != NO_RANK {
+        if op.kind != OpKind::Probe && op.peer != ANY_SOURCE && op.peer != NO_RANK {
             if self.sources.note(op.peer, site) {
                 op.flags |= flags::FOLLOWS_WILDCARD;
             }
-            if op.kind == OpKind::Send && self.tags.note(op.tag as u32, site) {
+            // A receive carries the tag it names only after a probe for any tag.
+            let carries_tag = op.kind == OpKind::Send || self.tags.latest_probe;
+            if carries_tag && self.tags.note(op.tag as u32, site) {
                 op.flags |= flags::FOLLOWS_WILDCARD_TAG;
             }
         }
+        // (A probe for one source is not held back: what it finds is what the run found.)
         let wild = Wild {
             source: op.peer == ANY_SOURCE,
-            tag: op.tag == ANY_TAG,
+            tag: op.tag == ANY_TAG && (op.kind != OpKind::Probe || op.peer == ANY_SOURCE),
         };
-        if op.kind != OpKind::Recv || !(wild.source || wild.tag) {
+        if op.kind == OpKind::Send || !(wild.source || wild.tag) {
             return;
         }
         // (The event read only here: only a wildcard receive needs the tag it took.)
         let taken = (op.b != NO_RANK).then_some(op.b).zip(taken_tag(event));
+        if op.kind == OpKind::Probe {
+            if let Some(taken) = taken {
+                self.took(taken, site, wild, true);
+            }
+            return;
+        }
         if op.class == class::NONBLOCKING && op.a != NO_REQ {
             self.open.insert(at, (taken, site, wild));
         } else {
             self.blocking = (site, wild);
             if let Some(taken) = taken {
-                self.took(taken, site, wild);
+                self.took(taken, site, wild, false);
             }
         }
     }
 
-    /// A wildcard receive made at `site` completed, taking `(source, tag)`.
-    fn took(&mut self, (source, tag): (u32, i32), site: (u32, u16), wild: Wild) {
+    /// A wildcard receive (or a `probe`) made at `site` completed, taking (finding)
+    /// `(source, tag)`.
+    fn took(&mut self, (source, tag): (u32, i32), site: (u32, u16), wild: Wild, probe: bool) {
         if wild.source {
-            self.sources.took(source, site);
+            self.sources.took(source, site, probe);
         }
         if wild.tag {
-            self.tags.took(tag as u32, site);
+            self.tags.took(tag as u32, site, probe);
         }
     }
 
@@ -151,7 +171,7 @@ impl WildcardFollowers {
     pub(super) fn matched(&mut self, at: u32, taken: (u32, i32)) {
         match self.open.get_mut(&at) {
             Some(open) => open.0 = Some(taken),
-            None => self.took(taken, self.blocking.0, self.blocking.1),
+            None => self.took(taken, self.blocking.0, self.blocking.1, false),
         }
     }
 
@@ -164,7 +184,7 @@ impl WildcardFollowers {
         }
         if let Some((taken, site, wild)) = self.open.remove(&at) {
             if let Some(taken) = taken.filter(|_| completes) {
-                self.took(taken, site, wild);
+                self.took(taken, site, wild, false);
             }
         }
     }
@@ -195,6 +215,8 @@ struct SiteFollows {
     after: Option<(u32, u16)>,
     /// The calls followed wildcard receives of several sites.
     after_several: bool,
+    /// Every call came right after a wildcard probe and named what it found.
+    after_probe: bool,
 }
 
 impl SiteFollows {
@@ -209,14 +231,16 @@ impl SiteFollows {
             distinct: 0,
             after: None,
             after_several: false,
+            after_probe: true,
         }
     }
 
-    fn note(&mut self, follows: bool, peer: u32, wildcard_site: (u32, u16)) {
+    fn note(&mut self, follows: bool, peer: u32, wildcard_site: (u32, u16), after_probe: bool) {
         self.always &= follows;
         if !follows {
             return;
         }
+        self.after_probe &= after_probe;
         match self.after {
             None => self.after = Some(wildcard_site),
             Some(site) => self.after_several |= site != wildcard_site,
@@ -243,11 +267,17 @@ impl SiteFollows {
     /// named one rank after a wildcard receive site that took others too: it picks that
     /// rank out (a send to rank 1 after the result of rank 1, another line's to rank 2
     /// after rank 2's), and is taken to send there.
+    ///
+    /// A site whose every call came right after a wildcard probe, naming what it found, is
+    /// the receive of the probed message (`MPI_Recv(..., status.MPI_SOURCE, ...)`): a
+    /// program that probes for any source and then receives from a rank fixed in advance
+    /// would not name the probed source every time.
     fn following(&self, wildcard_sites: &FxHashMap<(u32, u16), WildcardSite>) -> Option<Following> {
         let distinct = self.distinct as u64;
         if !self.always || distinct == 0 {
             None
-        } else if distinct >= 2 && distinct.saturating_pow(self.calls) >= 1000 {
+        } else if self.after_probe || (distinct >= 2 && distinct.saturating_pow(self.calls) >= 1000)
+        {
             Some(Following::Certain)
         } else if distinct == 1
             && (self.after_several
@@ -362,6 +392,32 @@ mod tests {
         };
         assert!(follows(0, 1) && follows(0, 5));
         assert!(follows(0, 2) && !follows(0, 6));
+    }
+
+    #[test]
+    fn the_receive_right_after_a_wildcard_probe_follows_it_even_once() {
+        // Rank 0 receives at line 2 what its probe at line 1 found (source and tag), once:
+        // it follows both; lines 3 and 4 send to that source once each (doubtful), line 3
+        // with its tag (doubtful). Rank 1 probes, sends elsewhere, then receives from the
+        // probed source at lines 12 and 22: not right after the probe, doubtful. Rank 2
+        // never probed nor received for any source: line 21 follows nothing.
+        let text = "ranks 3
+            1: send dest=0 tag=5 @ m.c:20
+            0: probe src=any tag=any matched=1:5 @ m.c:1
+            0: recv src=1 tag=5 @ m.c:2
+            0: send dest=1 tag=5 @ m.c:3
+            0: send dest=1 tag=6 @ m.c:4
+            1: probe src=any tag=6 matched=0:6 @ m.c:10
+            1: send dest=2 tag=1 @ m.c:11
+            1: recv src=0 tag=6 @ m.c:12
+            2: recv src=1 tag=1 @ m.c:21
+            1: recv src=0 tag=5 @ m.c:22";
+        let run = parse(text).unwrap();
+        assert_eq!(
+            follower_lines(&run),
+            [vec!["2", "3?", "4?"], vec!["12?", "22?"], vec![]]
+        );
+        assert_eq!(tag_follower_lines(&run), [vec!["2", "3?"], vec![], vec![]]);
     }
 
     #[test]
