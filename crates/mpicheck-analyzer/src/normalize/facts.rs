@@ -170,6 +170,9 @@ pub(super) struct ObjectTables {
     /// the same `MPI_COMM_WORLD` or `MPI_INT` call after call, and the set of predefined
     /// handles never changes, so a hit needs no lookup (`ArgState::handle`).
     last_predefined: [Cell<Option<i64>>; ObjectKind::Request as usize + 1],
+    /// The last predefined datatype a buffer span was measured with, and its size: calls
+    /// pass the same `MPI_INT` call after call (the sizes of predefined types never change).
+    last_predefined_size: Cell<Option<(i64, Option<u64>)>>,
 }
 
 impl ObjectTables {
@@ -645,9 +648,21 @@ impl RankNormalizer<'_> {
         };
     }
 
+    /// The size of a predefined datatype (`None`: `datatype` is none; `Some(None)`: its
+    /// size is not known).
+    fn predefined_size(&self, datatype: i64) -> Option<Option<u64>> {
+        let last = &self.objects.last_predefined_size;
+        if let Some((_, size)) = last.get().filter(|&(raw, _)| raw == datatype) {
+            return Some(size);
+        }
+        let size = *self.constants.predefined_sizes.get(&datatype)?;
+        last.set(Some((datatype, size)));
+        Some(size)
+    }
+
     /// Bytes covered by `count` elements of a datatype whose layout is contiguous.
     pub(super) fn contiguous_bytes(&self, count: i64, datatype: i64) -> Option<u64> {
-        let extent = if let Some(&size) = self.constants.predefined_sizes.get(&datatype) {
+        let extent = if let Some(size) = self.predefined_size(datatype) {
             size? as i64
         } else {
             let &(size, extent) = self.objects.layouts.get(&datatype)?;

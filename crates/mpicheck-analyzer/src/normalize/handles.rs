@@ -38,6 +38,7 @@ impl RankState {
             next_request: 0,
             datatypes: FxHashMap::default(),
             predefined_type_ids: FxHashMap::default(),
+            last_predefined_type: None,
             layouts: FxHashMap::default(),
             user_ops: FxHashMap::default(),
             pending_user_fn: None,
@@ -108,8 +109,13 @@ impl RankNormalizer<'_> {
             return None;
         }
         // Predefined types are used by most calls: their id is looked up by name (and
-        // their layout built) once per handle, not per call (ids of names never change).
+        // their layout built) once per handle, not per call (ids of names never change),
+        // and the last one needs no lookup at all.
+        if let Some((_, id)) = self.last_predefined_type.filter(|&(last, _)| last == raw) {
+            return Some(id);
+        }
         if let Some(&id) = self.predefined_type_ids.get(&raw) {
+            self.last_predefined_type = Some((raw, id));
             return Some(id);
         }
         let name = self.constants.datatypes.get(&raw)?.clone();

@@ -54,6 +54,8 @@ pub(super) struct RankState {
     pub(super) datatypes: FxHashMap<i64, TypeId>,
     /// Predefined datatype handles → their id, once looked up.
     pub(super) predefined_type_ids: FxHashMap<i64, TypeId>,
+    /// The predefined datatype handle `datatype` resolved last, with its id.
+    pub(super) last_predefined_type: Option<(i64, TypeId)>,
     /// Derived datatype handles → their signature structure, from the constructor calls
     /// (committed or not: constructors may use uncommitted types).
     pub(super) layouts: FxHashMap<i64, Arc<Layout>>,
