@@ -73,7 +73,7 @@ impl<'t> RankNormalizer<'t> {
                     };
                     let seen = self.state.seen();
                     let id = self.tables.datatype(&name, seen, Some(size as u64), layout);
-                    self.datatypes.insert(raw, id);
+                    self.state.set_derived_type(raw, Some(id));
                     self.objects
                         .note_layout(raw, size, args.int("extent").unwrap_or(-1));
                     self.note_type_span(raw, args);
