@@ -682,9 +682,8 @@ impl RankNormalizer<'_> {
         }
         // The words as on entry, output buffer addresses included.
         let values = args.values;
-        let address = |i: usize| -> Option<i64> {
-            values.int(i).or_else(|| values.output_on_entry(i).as_int())
-        };
+        let address =
+            |i: usize| -> Option<i64> { values.int(i).or_else(|| values.out_int_on_entry(i)) };
         for row in &args.plan.buffers {
             let (Some(start), Some(n), Some(t)) = (
                 address(row.address),
