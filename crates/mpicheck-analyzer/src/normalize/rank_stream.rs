@@ -200,7 +200,7 @@ impl<'a> RankStream<'a> {
             tables,
             state: &mut self.state,
         };
-        let event = normalizer.event(
+        let made_event = normalizer.event(
             function,
             plan,
             call,
@@ -208,6 +208,7 @@ impl<'a> RankStream<'a> {
             this_index,
             &mut self.matched,
             &mut self.slots,
+            events,
         );
         for (event, matched) in self.matched.drain(..) {
             // (A call completing a receive it started itself has no earlier event to fill.)
@@ -215,17 +216,16 @@ impl<'a> RankStream<'a> {
                 out.push(Normalized::Matched { event, matched });
             }
         }
-        let Some(event) = event else {
+        if !made_event {
             // (No event for uses to be marked on.)
             self.state.objects.marks.clear();
             for comm in self.state.freed_comms.drain(..) {
                 out.push(Normalized::CommFreed(comm));
             }
             return;
-        };
-        // Into the list at once, completed there: one copy of the event less.
+        }
+        // Completed in the list.
         self.events += 1;
-        events.push(event);
         let event = events.last_mut().expect("the event just pushed");
         let time = crate::threads::call_time(call);
         event.time = Some(time);
