@@ -100,11 +100,20 @@ impl LocalComm {
 }
 
 impl RankNormalizer<'_> {
+    /// The communicator `raw` as this rank sees it. (Inlined: asked by every
+    /// point-to-point call; one the trace did not see made is the cold path.)
+    #[inline]
     pub(super) fn comm(&mut self, raw: Option<i64>) -> LocalComm {
         let raw = raw.unwrap_or(i64::MIN);
         if let Some(c) = self.comms.get(&raw) {
             return c.clone();
         }
+        self.unknown_comm(raw)
+    }
+
+    /// A communicator whose making the trace does not show: named once per handle.
+    #[cold]
+    fn unknown_comm(&mut self, raw: i64) -> LocalComm {
         let rank = self.rank;
         let seen = self.state.seen();
         let id = self
