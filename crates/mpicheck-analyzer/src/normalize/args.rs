@@ -18,6 +18,22 @@ use super::plan::FunctionPlan;
 pub struct Slot {
     input: u32,
     output: u32,
+    /// `input` and `output` of a scalar parameter, [`NONE`] for others: a scalar is read
+    /// (by the rules, word after word) without looking at the parameter's shape.
+    int_input: u32,
+    int_output: u32,
+}
+
+impl Slot {
+    fn new(input: u32, output: u32, shape: ParamShape) -> Slot {
+        let scalar = shape == ParamShape::Scalar;
+        Slot {
+            input,
+            output,
+            int_input: if scalar { input } else { NONE },
+            int_output: if scalar { output } else { NONE },
+        }
+    }
 }
 
 /// No value: the input of an `out` parameter, the output of an `in` one.
@@ -95,23 +111,15 @@ impl WordLayout {
             u32::try_from(start).unwrap_or(NONE - 1)
         };
         for (&shape, &direction) in self.shapes.iter().zip(&*self.directions) {
-            slots.push(match direction {
-                Direction::In => Slot {
-                    input: take(shape),
-                    output: NONE,
-                },
-                Direction::Out => Slot {
-                    input: NONE,
-                    output: take(shape),
-                },
+            let (input, output) = match direction {
+                Direction::In => (take(shape), NONE),
+                Direction::Out => (NONE, take(shape)),
                 Direction::InOut => {
                     let input = take(shape);
-                    Slot {
-                        input,
-                        output: take(shape),
-                    }
+                    (input, take(shape))
                 }
-            });
+            };
+            slots.push(Slot::new(input, output, shape));
         }
     }
 }
@@ -238,30 +246,30 @@ impl<'a> ArgWords<'a> {
     /// The scalar input of parameter `i`, as `input(i).as_int()`.
     #[inline]
     pub fn int(&self, i: usize) -> Option<i64> {
-        let slot = self.slots.get(i)?;
-        if self.shapes[i] != ParamShape::Scalar {
-            return None;
-        }
-        self.words.get(slot.input as usize).copied()
+        // (`NONE` is past the words of any call.)
+        self.words
+            .get(self.slots.get(i)?.int_input as usize)
+            .copied()
     }
 
     /// The scalar output word of parameter `i` whether or not the call returned, as
     /// `output_on_entry(i).as_int()`.
     #[inline]
     pub fn out_int_on_entry(&self, i: usize) -> Option<i64> {
-        if self.shapes.get(i) != Some(&ParamShape::Scalar) {
-            return None;
-        }
-        self.words.get(self.slots.get(i)?.output as usize).copied()
+        self.words
+            .get(self.slots.get(i)?.int_output as usize)
+            .copied()
     }
 
     /// The scalar output of parameter `i`, as `output(i).as_int()`.
     #[inline]
     pub fn out_int(&self, i: usize) -> Option<i64> {
-        if !self.complete || self.shapes[i] != ParamShape::Scalar {
+        if !self.complete {
             return None;
         }
-        self.words.get(self.slots.get(i)?.output as usize).copied()
+        self.words
+            .get(self.slots.get(i)?.int_output as usize)
+            .copied()
     }
 
     #[inline]
@@ -445,22 +453,13 @@ mod tests {
         };
         let layout = WordLayout::of(&function);
         let mut room = Vec::new();
+        let slots = layout.slots(&[], &mut room);
         assert_eq!(
-            layout.slots(&[], &mut room),
-            &[
-                Slot {
-                    input: 0,
-                    output: NONE
-                },
-                Slot {
-                    input: NONE,
-                    output: 1
-                },
-                Slot {
-                    input: 5,
-                    output: 6
-                },
-            ]
+            slots
+                .iter()
+                .map(|s| (s.input, s.output))
+                .collect::<Vec<_>>(),
+            [(0, NONE), (NONE, 1), (5, 6)]
         );
         assert!(room.is_empty());
     }

@@ -5,9 +5,9 @@ use super::plan::TopologyAction;
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
-    /// The event of `call`, with its arguments decoded into `values`, whose room the
-    /// rank's next call reuses (no allocation for a call of scalars). `plan` is what
-    /// depends only on `function`.
+    /// The event of `call`, pushed onto `events` (built there: an event is not copied
+    /// on its way); false for a call that makes none. Its arguments are located with `slots`,
+    /// whose room the rank's next call reuses. `plan` is what depends only on `function`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn event(
         &mut self,
@@ -18,7 +18,8 @@ impl<'t> RankNormalizer<'t> {
         this_index: usize,
         receives: &mut Vec<(usize, (Rank, i32))>,
         slots: &mut Vec<args::Slot>,
-    ) -> Option<Event> {
+        events: &mut Vec<Event>,
+    ) -> bool {
         let slots = plan.layout.slots(&call.words, slots);
         let args = &Args {
             function,
@@ -33,7 +34,7 @@ impl<'t> RankNormalizer<'t> {
         let op = match plan.kind {
             CallKind::CommInfo => {
                 self.comm_info(args);
-                return None;
+                return false;
             }
             CallKind::TypeInfo => {
                 if let (Some(raw), Some(size)) = (args.int("datatype"), args.int("size")) {
@@ -73,12 +74,12 @@ impl<'t> RankNormalizer<'t> {
                     };
                     let seen = self.state.seen();
                     let id = self.tables.datatype(&name, seen, Some(size as u64), layout);
-                    self.datatypes.insert(raw, id);
+                    self.state.set_derived_type(raw, Some(id));
                     self.objects
                         .note_layout(raw, size, args.int("extent").unwrap_or(-1));
                     self.note_type_span(raw, args);
                 }
-                return None;
+                return false;
             }
             CallKind::OpCreate => {
                 let user_fn = self.pending_user_fn.take();
@@ -183,7 +184,7 @@ impl<'t> RankNormalizer<'t> {
                 }
             }
         }
-        Some(Event {
+        events.push(Event {
             call: full_name,
             op,
             site,
@@ -191,7 +192,8 @@ impl<'t> RankNormalizer<'t> {
             returned,
             facts,
             time: None,
-        })
+        });
+        true
     }
 
     /// The run's shared copy of a collective call's `args`. A program's collectives mostly

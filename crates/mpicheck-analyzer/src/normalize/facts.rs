@@ -160,6 +160,9 @@ pub(super) struct ObjectTables {
     pub(super) marks: Vec<ThreadMark>,
     /// The buffer spans of the call being normalized (room reused from call to call).
     spans: Vec<BufferSpan>,
+    /// The facts of the call being normalized but its spans: empty between calls, and
+    /// taken whole by a call with facts (most have none: nothing is built or dropped then).
+    facts: CallFacts,
     /// The spans of each function's last call with only several buffers, by function id
     /// (see `shared_buffers`).
     last_buffers: Vec<Option<Arc<[BufferSpan]>>>,
@@ -167,6 +170,9 @@ pub(super) struct ObjectTables {
     /// the same `MPI_COMM_WORLD` or `MPI_INT` call after call, and the set of predefined
     /// handles never changes, so a hit needs no lookup (`ArgState::handle`).
     last_predefined: [Cell<Option<i64>>; ObjectKind::Request as usize + 1],
+    /// The last predefined datatype a buffer span was measured with, and its size: calls
+    /// pass the same `MPI_INT` call after call (the sizes of predefined types never change).
+    last_predefined_size: Cell<Option<(i64, Option<u64>)>>,
 }
 
 impl ObjectTables {
@@ -316,18 +322,17 @@ impl RankNormalizer<'_> {
         op: &Op,
         index: usize,
     ) -> EventFacts {
-        let mut facts = CallFacts::default();
         let plan = args.plan;
         let short = plan.short;
         if matches!(op, Op::Init { .. }) || plan.session_init {
             self.objects.initialized = true;
         } else if !self.objects.initialized && !plan.allowed_anytime {
-            facts.arg_issues.push(ArgIssue {
+            self.objects.facts.arg_issues.push(ArgIssue {
                 param: "",
                 problem: ArgProblem::BeforeInit,
             });
         }
-        self.argument_issues(args, &mut facts);
+        self.argument_issues(args);
         self.note_topology(args, short, call.ret);
         self.note_group_size(args, short, call.ret);
         self.note_cart_shape(args, short, call.ret);
@@ -340,7 +345,7 @@ impl RankNormalizer<'_> {
         if self.objects.track_uses {
             self.note_uses(args, by);
         }
-        self.lifecycle(args, short, call.ret, by, &mut facts);
+        self.lifecycle(args, short, call.ret, by);
         if matches!(op, Op::Other) {
             // Requests of calls the model has no operation for (MPI_Rput, MPI_File_iwrite,
             // MPI_Grequest_start, partitioned and persistent RMA/IO requests).
@@ -348,7 +353,7 @@ impl RankNormalizer<'_> {
                 if Some(raw) != self.constants.request_null {
                     let persistent = short.contains("_init");
                     let id = self.new_request(Some(raw), persistent, None, None);
-                    facts.other_requests.push(id);
+                    self.objects.facts.other_requests.push(id);
                 }
             }
         }
@@ -365,10 +370,10 @@ impl RankNormalizer<'_> {
         {
             let size = self.tables.datatypes[datatype.0 as usize].size;
             if let (Some(size), Some(overhead)) = (size, self.objects.constants.bsend_overhead) {
-                facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
+                self.objects.facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
             }
         }
-        let event_facts = if facts.is_empty() {
+        let event_facts = if self.objects.facts.is_empty() {
             match spans.len() {
                 0 => EventFacts::None,
                 1 => EventFacts::Buffer(spans.pop().expect("one span")),
@@ -380,6 +385,7 @@ impl RankNormalizer<'_> {
                 }
             }
         } else {
+            let mut facts = std::mem::take(&mut self.objects.facts);
             // With the capacity it needs: the facts are kept boxed as they are.
             facts.buffers = spans.to_vec();
             spans.clear();
@@ -435,14 +441,7 @@ impl RankNormalizer<'_> {
         }
     }
 
-    fn lifecycle(
-        &mut self,
-        args: &Args,
-        short: &str,
-        ret: i32,
-        by: (u16, usize),
-        facts: &mut CallFacts,
-    ) {
+    fn lifecycle(&mut self, args: &Args, short: &str, ret: i32, by: (u16, usize)) {
         // Most calls only read handles: nothing below is done for an input handle but by
         // `MPI_Type_commit` (whose `datatype` is inout, but not to rest on it).
         if !args.plan.lifecycle {
@@ -471,7 +470,7 @@ impl RankNormalizer<'_> {
             }
             if freeing && param.direction == Direction::InOut {
                 if let Some(raw) = input.as_int() {
-                    self.release(kind, raw, by, facts);
+                    self.release(kind, raw, by);
                 }
                 continue;
             }
@@ -491,20 +490,13 @@ impl RankNormalizer<'_> {
                 _ => continue,
             };
             for raw in raws {
-                self.acquire(kind, raw, short, args, facts);
+                self.acquire(kind, raw, short, args);
             }
         }
     }
 
     /// A handle a call returned: a new object, or a new reference to a live one.
-    fn acquire(
-        &mut self,
-        kind: ObjectKind,
-        raw: i64,
-        short: &str,
-        args: &Args,
-        facts: &mut CallFacts,
-    ) {
+    fn acquire(&mut self, kind: ObjectKind, raw: i64, short: &str, args: &Args) {
         if self.objects.constants.nulls.get(kind) == Some(raw)
             || self.objects.constants.predefined.contains(&raw)
         {
@@ -512,7 +504,7 @@ impl RankNormalizer<'_> {
         }
         let id = ObjectId(self.objects.next);
         self.objects.next += 1;
-        facts.created.push(ObjectRef { kind, id });
+        self.objects.facts.created.push(ObjectRef { kind, id });
         if let Some(entry) = self.objects.live.get_mut(&(kind, raw)) {
             // MPI never hands out the handle of a live object for another object: this is
             // one more reference to it, freed by its own *_free.
@@ -549,19 +541,13 @@ impl RankNormalizer<'_> {
 
     /// A handle a `*_free` call released: its newest reference; the object is gone with its
     /// last one, and the other threads' last uses of it are noted.
-    fn release(
-        &mut self,
-        kind: ObjectKind,
-        raw: i64,
-        (thread, index): (u16, usize),
-        facts: &mut CallFacts,
-    ) {
+    fn release(&mut self, kind: ObjectKind, raw: i64, (thread, index): (u16, usize)) {
         let objects = &mut self.state.objects;
         let Some(entry) = objects.live.get_mut(&(kind, raw)) else {
             return;
         };
         if let Some(id) = entry.refs.pop() {
-            facts.freed.push(ObjectRef { kind, id });
+            objects.facts.freed.push(ObjectRef { kind, id });
         }
         if entry.refs.is_empty() {
             if !entry.uses.is_empty() {
@@ -612,7 +598,7 @@ impl RankNormalizer<'_> {
 
     /// The argument problems of one call, by the rules of `checks::argument::rules`, judged
     /// with this rank's state before the call changes it.
-    fn argument_issues(&mut self, args: &Args, facts: &mut CallFacts) {
+    fn argument_issues(&mut self, args: &Args) {
         let call_args = rules::CallArgs {
             function: args.function,
             short: args.plan.short,
@@ -622,7 +608,7 @@ impl RankNormalizer<'_> {
         let issues = rules::judge(&call_args, &*self);
         // (Most calls have none: no vector is moved then.)
         if !issues.is_empty() {
-            facts.arg_issues.extend(issues);
+            self.objects.facts.arg_issues.extend(issues);
         }
     }
 
@@ -662,9 +648,21 @@ impl RankNormalizer<'_> {
         };
     }
 
+    /// The size of a predefined datatype (`None`: `datatype` is none; `Some(None)`: its
+    /// size is not known).
+    fn predefined_size(&self, datatype: i64) -> Option<Option<u64>> {
+        let last = &self.objects.last_predefined_size;
+        if let Some((_, size)) = last.get().filter(|&(raw, _)| raw == datatype) {
+            return Some(size);
+        }
+        let size = *self.constants.predefined_sizes.get(&datatype)?;
+        last.set(Some((datatype, size)));
+        Some(size)
+    }
+
     /// Bytes covered by `count` elements of a datatype whose layout is contiguous.
     pub(super) fn contiguous_bytes(&self, count: i64, datatype: i64) -> Option<u64> {
-        let extent = if let Some(&size) = self.constants.predefined_sizes.get(&datatype) {
+        let extent = if let Some(size) = self.predefined_size(datatype) {
             size? as i64
         } else {
             let &(size, extent) = self.objects.layouts.get(&datatype)?;
@@ -684,9 +682,8 @@ impl RankNormalizer<'_> {
         }
         // The words as on entry, output buffer addresses included.
         let values = args.values;
-        let address = |i: usize| -> Option<i64> {
-            values.int(i).or_else(|| values.output_on_entry(i).as_int())
-        };
+        let address =
+            |i: usize| -> Option<i64> { values.int(i).or_else(|| values.out_int_on_entry(i)) };
         for row in &args.plan.buffers {
             let (Some(start), Some(n), Some(t)) = (
                 address(row.address),

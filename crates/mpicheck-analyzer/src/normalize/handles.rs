@@ -38,6 +38,7 @@ impl RankState {
             next_request: 0,
             datatypes: FxHashMap::default(),
             predefined_type_ids: FxHashMap::default(),
+            last_predefined_type: None,
             layouts: FxHashMap::default(),
             user_ops: FxHashMap::default(),
             pending_user_fn: None,
@@ -54,6 +55,24 @@ impl RankState {
             objects: facts::ObjectTables::new(trace),
             rma: Default::default(),
         }
+    }
+}
+
+impl RankState {
+    /// Notes `id` as the type of derived datatype handle `raw` (`None`: forgets it).
+    pub(super) fn set_derived_type(&mut self, raw: i64, id: Option<TypeId>) {
+        // The handle of a derived type is not the last predefined one (`datatype` asks
+        // that one first).
+        if self
+            .last_predefined_type
+            .is_some_and(|(last, _)| last == raw)
+        {
+            self.last_predefined_type = None;
+        }
+        match id {
+            Some(id) => self.datatypes.insert(raw, id),
+            None => self.datatypes.remove(&raw),
+        };
     }
 }
 
@@ -81,11 +100,20 @@ impl LocalComm {
 }
 
 impl RankNormalizer<'_> {
+    /// The communicator `raw` as this rank sees it. (Inlined: asked by every
+    /// point-to-point call; one the trace did not see made is the cold path.)
+    #[inline]
     pub(super) fn comm(&mut self, raw: Option<i64>) -> LocalComm {
         let raw = raw.unwrap_or(i64::MIN);
         if let Some(c) = self.comms.get(&raw) {
             return c.clone();
         }
+        self.unknown_comm(raw)
+    }
+
+    /// A communicator whose making the trace does not show: named once per handle.
+    #[cold]
+    fn unknown_comm(&mut self, raw: i64) -> LocalComm {
         let rank = self.rank;
         let seen = self.state.seen();
         let id = self
@@ -101,15 +129,21 @@ impl RankNormalizer<'_> {
 
     pub(super) fn datatype(&mut self, raw: Option<i64>) -> Option<TypeId> {
         let raw = raw?;
+        // Predefined types are used by most calls, and the last one needs no lookup at all
+        // (it is not a derived type's handle: `RankState::set_derived_type`).
+        if let Some((_, id)) = self.last_predefined_type.filter(|&(last, _)| last == raw) {
+            return Some(id);
+        }
         if let Some(&id) = self.datatypes.get(&raw) {
             return Some(id);
         }
         if Some(raw) == self.constants.datatype_null {
             return None;
         }
-        // Predefined types are used by most calls: their id is looked up by name (and
-        // their layout built) once per handle, not per call (ids of names never change).
+        // A predefined type's id is looked up by name (and its layout built) once per
+        // handle, not per call (ids of names never change).
         if let Some(&id) = self.predefined_type_ids.get(&raw) {
+            self.last_predefined_type = Some((raw, id));
             return Some(id);
         }
         let name = self.constants.datatypes.get(&raw)?.clone();
@@ -145,12 +179,12 @@ impl RankNormalizer<'_> {
         // A handle MPI reuses names a new type: its id comes with its MPICHECK_Type_info
         // once committed, except for a copy of a committed type, which is committed and
         // has the same signature and size from the start (MPI 4.1 §5.1.10).
-        self.datatypes.remove(&new);
+        self.state.set_derived_type(new, None);
         if short == "Type_dup" {
             let old = args.int("oldtype");
             if old.is_some_and(|old| self.objects.is_committed(old)) {
                 if let Some(id) = self.datatype(old) {
-                    self.datatypes.insert(new, id);
+                    self.state.set_derived_type(new, Some(id));
                 }
             }
         }

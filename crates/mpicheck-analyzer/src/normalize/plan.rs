@@ -124,6 +124,8 @@ pub(super) struct FunctionPlan {
     pub(super) layout: WordLayout,
     /// The operation its calls become.
     pub(super) kind: CallKind,
+    /// The recorder's pseudo-call it is that yields no event (`RankStream::call`).
+    pub(super) pseudo: Option<Pseudo>,
     /// Where the arguments of its calls that must agree across ranks are, for collectives.
     pub(super) collective: CollectivePlan,
     /// An `MPI_Type_*` call, which `type_constructor` follows.
@@ -243,6 +245,13 @@ impl FunctionPlan {
             rules: RulePlan::of(function, short),
             layout: WordLayout::of(function),
             kind: CallKind::of(base_name),
+            pseudo: match function.name.as_str() {
+                "MPICHECK_Sync" => Some(Pseudo::Sync),
+                "MPICHECK_Access" => Some(Pseudo::Access),
+                "MPICHECK_Buffers" => Some(Pseudo::Buffers),
+                "MPICHECK_Given_up" => Some(Pseudo::GivenUp),
+                _ => None,
+            },
             collective: CollectivePlan::of(
                 short,
                 position,
@@ -265,6 +274,19 @@ impl FunctionPlan {
     }
 }
 
+/// The recorder's pseudo-calls that yield no event, by their function's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pseudo {
+    /// `MPICHECK_Sync`: a synchronization record of the rank's threads.
+    Sync,
+    /// `MPICHECK_Access`: an access to a watched buffer.
+    Access,
+    /// `MPICHECK_Buffers`: the counts of the buffer watch.
+    Buffers,
+    /// `MPICHECK_Given_up`: buffers a site stopped watching.
+    GivenUp,
+}
+
 /// The plans of one trace's functions, by function id, each made at its first call (boxed:
 /// the ids of a schema run to hundreds, most never called).
 #[derive(Default)]
@@ -273,12 +295,22 @@ pub(super) struct FunctionPlans {
 }
 
 impl FunctionPlans {
-    /// The plan of function `id` of the trace, whose schema is `function`.
+    /// The plan of function `id` of the trace, whose schema is `function`. (Inlined: asked
+    /// for every call, made once per function.)
+    #[inline]
     pub(super) fn of(&mut self, id: u16, function: &FunctionSchema) -> &FunctionPlan {
         let i = usize::from(id);
+        if self.by_id.get(i).is_none_or(Option::is_none) {
+            self.make(i, function);
+        }
+        self.by_id[i].as_deref().expect("made above")
+    }
+
+    #[cold]
+    fn make(&mut self, i: usize, function: &FunctionSchema) {
         if self.by_id.len() <= i {
             self.by_id.resize_with(i + 1, || None);
         }
-        self.by_id[i].get_or_insert_with(|| Box::new(FunctionPlan::of(function)))
+        self.by_id[i] = Some(Box::new(FunctionPlan::of(function)));
     }
 }

@@ -50,10 +50,13 @@ pub(super) struct RankState {
     pub(super) call_enter_ns: u64,
     pub(super) call_exit_ns: u64,
     pub(super) next_request: u32,
-    /// Derived datatype handles → their id.
+    /// Derived datatype handles → their id (changed by `set_derived_type` only).
     pub(super) datatypes: FxHashMap<i64, TypeId>,
     /// Predefined datatype handles → their id, once looked up.
     pub(super) predefined_type_ids: FxHashMap<i64, TypeId>,
+    /// The predefined datatype handle `datatype` resolved last, with its id: never a key of
+    /// `datatypes`.
+    pub(super) last_predefined_type: Option<(i64, TypeId)>,
     /// Derived datatype handles → their signature structure, from the constructor calls
     /// (committed or not: constructors may use uncommitted types).
     pub(super) layouts: FxHashMap<i64, Arc<Layout>>,

@@ -7,6 +7,7 @@ use rustc_hash::FxHashMap;
 use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, Incomplete, Trace};
 
 use super::kind::CallKind;
+use super::plan::Pseudo;
 use super::rank_state::{RankNormalizer, RankState};
 use super::tables::Tables;
 use super::{args, plan};
@@ -94,21 +95,6 @@ impl<'a> RankStream<'a> {
         }
     }
 
-    fn site(
-        &mut self,
-        address: u64,
-        tables: &mut Tables,
-        resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
-    ) -> SiteId {
-        site_at(
-            &mut self.sites_by_address,
-            address,
-            tables,
-            &mut self.state,
-            &mut |a| resolve(self.trace_index, a),
-        )
-    }
-
     /// Normalizes the rank's next call record, appending to `out` what it yields (and to
     /// `events` its event, if any). (A list, not a callback: a call yields one or two
     /// items, each an indirect call through a callback.)
@@ -124,8 +110,11 @@ impl<'a> RankStream<'a> {
         let Some(function) = trace.schema.function(call.func) else {
             return;
         };
+        // What the rank's calls of the function are, worked out at its first call (the
+        // pseudo-calls' too: they are told apart by their plan, not by name call after call).
+        let plan = self.plans.of(call.func, function);
         let syncs_before = self.threads.sync_len();
-        if self.threads.sync_record(function, call) {
+        if plan.pseudo == Some(Pseudo::Sync) && self.threads.sync_record(function, call) {
             if self.threads.threads_started() {
                 self.state.objects.track_uses();
             }
@@ -142,10 +131,16 @@ impl<'a> RankStream<'a> {
         for mark in self.threads.take_marks() {
             out.push(Normalized::Mark(mark));
         }
-        let site = self.site(call.callsite, tables, resolve);
         let (rank, index) = (self.rank, self.trace_index);
-        match function.name.as_str() {
-            "MPICHECK_Access" => {
+        let site = site_at(
+            &mut self.sites_by_address,
+            call.callsite,
+            tables,
+            &mut self.state,
+            &mut |a| resolve(index, a),
+        );
+        match plan.pseudo {
+            Some(Pseudo::Access) => {
                 let values = call.args(function);
                 let int = |name: &str| {
                     let p = function.params.iter().position(|p| p.name == name);
@@ -171,7 +166,7 @@ impl<'a> RankStream<'a> {
                 });
                 return;
             }
-            "MPICHECK_Buffers" => {
+            Some(Pseudo::Buffers) => {
                 let values = call.args(function);
                 let count = |i: usize| count_arg(&values, i);
                 let total = tables.buffer_watch.get_or_insert_default();
@@ -182,14 +177,13 @@ impl<'a> RankStream<'a> {
                 total.neighbour_faults += count(4);
                 return;
             }
-            "MPICHECK_Given_up" => {
+            Some(Pseudo::GivenUp) => {
                 let values = call.args(function);
                 tables.given_up(site, rank, count_arg(&values, 0), count_arg(&values, 1));
                 return;
             }
             _ => {}
         }
-        let plan = self.plans.of(call.func, function);
         // (The name is compared only for the calls of `MPI_Op_create`'s kind.)
         if plan.kind == CallKind::OpCreate && function.name == "MPI_Op_create" {
             // The user function, by where it is defined (addresses differ per process);
@@ -206,7 +200,7 @@ impl<'a> RankStream<'a> {
             tables,
             state: &mut self.state,
         };
-        let event = normalizer.event(
+        let made_event = normalizer.event(
             function,
             plan,
             call,
@@ -214,6 +208,7 @@ impl<'a> RankStream<'a> {
             this_index,
             &mut self.matched,
             &mut self.slots,
+            events,
         );
         for (event, matched) in self.matched.drain(..) {
             // (A call completing a receive it started itself has no earlier event to fill.)
@@ -221,17 +216,16 @@ impl<'a> RankStream<'a> {
                 out.push(Normalized::Matched { event, matched });
             }
         }
-        let Some(event) = event else {
+        if !made_event {
             // (No event for uses to be marked on.)
             self.state.objects.marks.clear();
             for comm in self.state.freed_comms.drain(..) {
                 out.push(Normalized::CommFreed(comm));
             }
             return;
-        };
-        // Into the list at once, completed there: one copy of the event less.
+        }
+        // Completed in the list.
         self.events += 1;
-        events.push(event);
         let event = events.last_mut().expect("the event just pushed");
         let time = crate::threads::call_time(call);
         event.time = Some(time);
