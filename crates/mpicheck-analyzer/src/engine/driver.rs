@@ -276,18 +276,22 @@ impl<'s> Engine<'s> {
             }
             _ => return,
         }
+        // (The rank is found once for all the actor's operations here, not by each step.)
+        let r = self.rank_of(a);
         loop {
-            if self.cur[a as usize].op.is_none() && self.diverged[self.rank_of(a) as usize] {
-                self.actors[a as usize].status = R_UNFINISHED;
-                return;
-            }
-            if self.cur[a as usize].op.is_none() && !self.pull(a) {
-                self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
-                    EndKind::Finalized => R_FINALIZED,
-                    EndKind::Exited => R_EXITED,
-                    EndKind::Interrupted => R_UNFINISHED,
-                };
-                return;
+            if self.cur[a as usize].op.is_none() {
+                if self.diverged[r as usize] {
+                    self.actors[a as usize].status = R_UNFINISHED;
+                    return;
+                }
+                if !self.pull(a, r) {
+                    self.actors[a as usize].status = match self.src.end(r) {
+                        EndKind::Finalized => R_FINALIZED,
+                        EndKind::Exited => R_EXITED,
+                        EndKind::Interrupted => R_UNFINISHED,
+                    };
+                    return;
+                }
             }
             let cur = &self.cur[a as usize];
             let (op, event) = (cur.op.expect("the actor stands at an operation"), cur.event);
@@ -296,7 +300,7 @@ impl<'s> Engine<'s> {
                 return;
             }
             self.stats.ops += 1;
-            let step = self.exec(a, event, op);
+            let step = self.exec(a, r, event, op);
             if self.lanes.requests_unmade() {
                 self.made_requests(a, &op);
             }
@@ -357,9 +361,8 @@ impl<'s> Engine<'s> {
         Step::Block
     }
 
-    /// Executes actor `a`'s operation `op`, event `event` of its rank.
-    pub(super) fn exec(&mut self, a: Actor, event: u32, op: ReplayOp) -> Step {
-        let r = self.rank_of(a);
+    /// Executes actor `a`'s operation `op`, event `event` of its rank `r`.
+    pub(super) fn exec(&mut self, a: Actor, r: Rank, event: u32, op: ReplayOp) -> Step {
         match op.kind {
             OpKind::Nop | OpKind::BufferDetach => Step::Next,
             OpKind::RequestFree => {
