@@ -250,6 +250,9 @@ impl<'s> Engine<'s> {
             return;
         }
         s.state = S_DONE;
+        // Complete and waited for by nobody once its waiter is released: it goes unless
+        // it must stay (the test of `maybe_release`, without finding the slot again).
+        let release = s.keep == 0;
         if s.waited {
             s.waited = false;
             let waiter = s.waiter;
@@ -261,7 +264,9 @@ impl<'s> Engine<'s> {
                 }
             }
         }
-        self.maybe_release(slot);
+        if release {
+            self.free_slot(slot);
+        }
     }
 
     /// Runs actor `a` until it blocks or ends.
