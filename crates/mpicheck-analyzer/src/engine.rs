@@ -75,6 +75,7 @@ mod outcome;
 mod polling;
 mod program;
 mod queues;
+mod requests;
 mod results;
 mod rma;
 mod spill;
@@ -86,6 +87,7 @@ pub use ops::*;
 use polling::Poll;
 pub use program::*;
 use queues::*;
+use requests::ReqMap;
 pub use results::*;
 pub use spill::keep_temporary_files_unchanged;
 pub(crate) use spill::SpillFile;
@@ -459,7 +461,7 @@ struct Engine<'s> {
     buffers: Vec<BsendBuffer>,
     slots: Slots,
     /// (rank, request id) → the live slot of that request.
-    reqs: FxHashMap<(u32, u32), SlotId>,
+    reqs: ReqMap,
     /// By actor: the slot of its blocking calls.
     hidden: Vec<SlotId>,
     runq: VecDeque<Actor>,

@@ -1,7 +1,5 @@
 //! The replay driver: runs ranks until they block, and executes one operation.
 
-use std::collections::hash_map::Entry;
-
 use super::*;
 
 impl<'s> Engine<'s> {
@@ -44,7 +42,7 @@ impl<'s> Engine<'s> {
             lanes,
             buffers: vec![BsendBuffer::default(); n as usize],
             slots,
-            reqs: FxHashMap::default(),
+            reqs: ReqMap::new(n),
             hidden,
             runq: VecDeque::new(),
             dests,
@@ -132,11 +130,12 @@ impl<'s> Engine<'s> {
 
     /// The live slot of a request, if any (a request never started, or completed and
     /// released, has none: every call treats it as complete).
+    #[inline]
     pub(super) fn req_slot(&self, rank: u32, req: u32) -> Option<SlotId> {
         if req == NO_REQ {
             return None;
         }
-        self.reqs.get(&(rank, req)).copied()
+        self.reqs.get(rank, req)
     }
 
     /// The slot of a request, made if it has none.
@@ -145,10 +144,9 @@ impl<'s> Engine<'s> {
             return None;
         }
         let slots = &mut self.slots;
-        let id = *self
+        let id = self
             .reqs
-            .entry((rank, req))
-            .or_insert_with(|| slots.alloc(rank, req));
+            .get_or_insert_with(rank, req, || slots.alloc(rank, req));
         self.note_live_slots();
         Some(id)
     }
@@ -225,14 +223,11 @@ impl<'s> Engine<'s> {
         let Some(s) = self.slots.get(slot) else {
             return;
         };
-        // One lookup: the handle's entry goes only if it still names this slot (a slot
-        // named by no handle has none).
+        // The handle's entry goes only if it still names this slot (a slot named by no
+        // handle has none).
         if s.req != NO_REQ {
-            if let Entry::Occupied(entry) = self.reqs.entry((s.owner, s.req)) {
-                if *entry.get() == slot {
-                    entry.remove();
-                }
-            }
+            let (owner, req) = (s.owner, s.req);
+            self.reqs.remove_if(owner, req, slot);
         }
         self.slots.release(slot);
     }
@@ -250,6 +245,9 @@ impl<'s> Engine<'s> {
             return;
         }
         s.state = S_DONE;
+        // Complete and waited for by nobody once its waiter is released: it goes unless
+        // it must stay (the test of `maybe_release`, without finding the slot again).
+        let release = s.keep == 0;
         if s.waited {
             s.waited = false;
             let waiter = s.waiter;
@@ -261,7 +259,9 @@ impl<'s> Engine<'s> {
                 }
             }
         }
-        self.maybe_release(slot);
+        if release {
+            self.free_slot(slot);
+        }
     }
 
     /// Runs actor `a` until it blocks or ends.
@@ -276,18 +276,22 @@ impl<'s> Engine<'s> {
             }
             _ => return,
         }
+        // (The rank is found once for all the actor's operations here, not by each step.)
+        let r = self.rank_of(a);
         loop {
-            if self.cur[a as usize].op.is_none() && self.diverged[self.rank_of(a) as usize] {
-                self.actors[a as usize].status = R_UNFINISHED;
-                return;
-            }
-            if self.cur[a as usize].op.is_none() && !self.pull(a) {
-                self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
-                    EndKind::Finalized => R_FINALIZED,
-                    EndKind::Exited => R_EXITED,
-                    EndKind::Interrupted => R_UNFINISHED,
-                };
-                return;
+            if self.cur[a as usize].op.is_none() {
+                if self.diverged[r as usize] {
+                    self.actors[a as usize].status = R_UNFINISHED;
+                    return;
+                }
+                if !self.pull(a, r) {
+                    self.actors[a as usize].status = match self.src.end(r) {
+                        EndKind::Finalized => R_FINALIZED,
+                        EndKind::Exited => R_EXITED,
+                        EndKind::Interrupted => R_UNFINISHED,
+                    };
+                    return;
+                }
             }
             let cur = &self.cur[a as usize];
             let (op, event) = (cur.op.expect("the actor stands at an operation"), cur.event);
@@ -296,7 +300,7 @@ impl<'s> Engine<'s> {
                 return;
             }
             self.stats.ops += 1;
-            let step = self.exec(a, event, op);
+            let step = self.exec(a, r, event, op);
             if self.lanes.requests_unmade() {
                 self.made_requests(a, &op);
             }
@@ -357,9 +361,8 @@ impl<'s> Engine<'s> {
         Step::Block
     }
 
-    /// Executes actor `a`'s operation `op`, event `event` of its rank.
-    pub(super) fn exec(&mut self, a: Actor, event: u32, op: ReplayOp) -> Step {
-        let r = self.rank_of(a);
+    /// Executes actor `a`'s operation `op`, event `event` of its rank `r`.
+    pub(super) fn exec(&mut self, a: Actor, r: Rank, event: u32, op: ReplayOp) -> Step {
         match op.kind {
             OpKind::Nop | OpKind::BufferDetach => Step::Next,
             OpKind::RequestFree => {
@@ -419,7 +422,7 @@ impl<'s> Engine<'s> {
                         self.maybe_release(slot);
                         if let Some(s) = self.slots.get_mut(slot) {
                             s.req = op.a;
-                            self.reqs.insert((r, op.a), slot);
+                            self.reqs.insert(r, op.a, slot);
                         }
                         Step::Next
                     }
@@ -450,9 +453,7 @@ impl<'s> Engine<'s> {
                     if let Some(s) = self.slots.get_mut(old) {
                         s.keep &= !K_PERSISTENT;
                     }
-                    if self.reqs.get(&(r, handle.req)) == Some(&old) {
-                        self.reqs.remove(&(r, handle.req));
-                    }
+                    self.reqs.remove_if(r, handle.req, old);
                     self.maybe_release(old);
                     if handle.keep & K_PERSISTENT != 0 {
                         let slot = self.req_slot_or_new(r, new).expect("a request id");

@@ -238,7 +238,7 @@ impl Engine<'_> {
             series,
             ..
         } = self;
-        let mut keys: Vec<(u32, u32)> = reqs.keys().copied().collect();
+        let mut keys: Vec<(u32, u32)> = reqs.keys().collect();
         keys.sort_unstable();
         // Old index -> new index, and the old indices in their new order.
         let mut new_index = vec![u32::MAX; slots.entries.len()];
@@ -318,14 +318,14 @@ const DEAD_SLOT: SlotId = u64::MAX;
 /// slots, each destination's queues and held-back receives, each collective's waiters.
 fn visit_slot_refs(
     keys: &[(u32, u32)],
-    reqs: &mut FxHashMap<(u32, u32), SlotId>,
+    reqs: &mut ReqMap,
     hidden: &mut [SlotId],
     dests: &mut [DestState],
     series: &mut [Series],
     f: &mut dyn FnMut(&mut SlotId),
 ) {
     for key in keys {
-        f(reqs.get_mut(key).expect("a key of reqs"));
+        f(reqs.get_mut(key.0, key.1).expect("a key of reqs"));
     }
     hidden.iter_mut().for_each(&mut *f);
     for dest in dests {

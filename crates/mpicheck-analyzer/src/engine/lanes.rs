@@ -150,12 +150,11 @@ impl Engine<'_> {
         self.lanes.rank_of(a)
     }
 
-    /// Makes actor `a`'s next operation its current one; `false` past its rank's last.
+    /// Makes actor `a`'s next operation its current one; `false` past its rank's last (`r`).
     /// (The operation is read into the actor's [`Current`], not returned: moving it through
     /// `Option`s cost ~60 instructions per operation.)
     #[inline]
-    pub(super) fn pull(&mut self, a: Actor) -> bool {
-        let r = self.rank_of(a);
+    pub(super) fn pull(&mut self, a: Actor, r: Rank) -> bool {
         if !self.lanes.threaded[r as usize] {
             // One thread: the source's next operation is the actor's.
             let cur = &mut self.cur[a as usize];

@@ -3,6 +3,8 @@
 
 use super::*;
 /// The [`OpInfo`] of the operation `event` becomes (its bits as far as the event tells).
+/// (Inlined into the compiler's one call: called, it cost ~25 instructions per event.)
+#[inline]
 pub(super) fn info_of(event: &Event, names: &mut Names) -> OpInfo {
     let (shape, bits) = shape_of(event);
     OpInfo {
