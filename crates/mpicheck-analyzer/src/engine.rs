@@ -502,6 +502,10 @@ struct Engine<'s> {
     /// Some rank's sends may follow the tag of its latest receive for any tag: the matches
     /// note the tags such receives take.
     follows_tags: bool,
+    /// In [`Mode::Strict`]: the requests a single successful test gave back to their rank
+    /// while this replay had not completed their operation, by rank ([`Replay::passed_unseen`]
+    /// keeps the ranks of those it never completed).
+    released_active: Vec<(u32, SlotId)>,
 }
 
 /// The tag a rank's latest receive for any tag took in the run, as its digest

@@ -175,6 +175,46 @@ fn a_single_test_that_succeeds_waits_for_nothing() {
 }
 
 #[test]
+fn a_rank_past_a_test_of_a_send_never_received_unbuffered_is_no_deadlock_evidence() {
+    // Each rank tests its second send once (found complete: MPI buffered it), then waits
+    // for its first, and receives the other's two only after. Unbuffered, the test fails
+    // (the other rank receives only later) and the program would poll on: the strict
+    // replay's cycle of waits is on a path that program never takes.
+    let passed = "ranks 2
+        0: isend dest=1 tag=1 req=0
+        1: isend dest=0 tag=1 req=0
+        0: isend dest=1 tag=2 req=1
+        1: isend dest=0 tag=2 req=1
+        *: test req=1 flag=1
+        *: wait req=0
+        0: recv src=1 tag=1
+        1: recv src=0 tag=1
+        0: recv src=1 tag=2
+        1: recv src=0 tag=2
+        *: finalize";
+    let strict = replay_mode(passed, Mode::Strict);
+    assert_eq!(stuck_ranks(&strict), vec![0, 1]);
+    assert_eq!(strict.passed_unseen, vec![0, 1]);
+    assert_eq!(codes(passed), Vec::<&str>::new());
+    // When the replay does complete what the test found (the other rank receives it before
+    // it blocks), the test could have succeeded unbuffered too: the send-send cycle after
+    // it is reported.
+    let completed = "ranks 2
+        0: isend dest=1 tag=0 req=0
+        0: test req=0 flag=1
+        1: recv src=0 tag=0
+        0: send dest=1 tag=1
+        1: send dest=0 tag=1
+        0: recv src=1 tag=1
+        1: recv src=0 tag=1
+        *: finalize";
+    let strict = replay_mode(completed, Mode::Strict);
+    assert_eq!(stuck_ranks(&strict), vec![0, 1]);
+    assert!(strict.passed_unseen.is_empty());
+    assert_eq!(codes(completed), vec!["DL002"]);
+}
+
+#[test]
 fn a_single_probe_that_finds_a_message_waits_for_nothing() {
     // The probing rank receives the message only because it was there, then joins the
     // broadcast whose root sends it: with a synchronizing broadcast the probe would have

@@ -860,6 +860,38 @@ fn dl_testall_loop() {
 }
 
 #[test]
+fn dl_test_then_wait_ok() {
+    // Each rank tests its values' send once (tag 52) and, found complete, waits for its
+    // indices' send (tag 51), before it receives the other's: both MPIs return one shared
+    // request for the two sends (complete at once), so the trace names the test's request
+    // as the first send's and the wait's as the second's. Either way, the test found complete
+    // a send the unbuffered replay never matches: the program would have polled on.
+    for (tested, waited) in [(0, 1), (1, 0)] {
+        check(
+            "dl_test_then_wait_ok",
+            &format!(
+                "ranks 2
+                 0: isend dest=1 tag=51 req=0 @ f.c:25
+                 1: isend dest=0 tag=51 req=0 @ f.c:25
+                 0: isend dest=1 tag=52 req=1 @ f.c:26
+                 1: isend dest=0 tag=52 req=1 @ f.c:26
+                 *: iprobe src=any tag=51 found=0 @ f.c:29
+                 *: test req={tested} flag=1 @ f.c:37
+                 *: wait req={waited} @ f.c:39
+                 0: iprobe src=any tag=51 found=1 matched=1:51 @ f.c:29
+                 1: iprobe src=any tag=51 found=1 matched=0:51 @ f.c:29
+                 0: recv src=1 tag=51 @ f.c:31
+                 1: recv src=0 tag=51 @ f.c:31
+                 0: recv src=1 tag=52 @ f.c:32
+                 1: recv src=0 tag=52 @ f.c:32
+                 *: finalize @ f.c:44"
+            ),
+            &[],
+        );
+    }
+}
+
+#[test]
 fn dl_iprobe_poll_ok() {
     check(
         "dl_iprobe_poll_ok",

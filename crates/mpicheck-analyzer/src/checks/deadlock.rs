@@ -396,6 +396,17 @@ fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagn
         return None;
     }
     let set = waitfor::deadlocked(ctx.program(), strict);
+    // A rank of the cycle that went past a test which found complete what the unbuffered
+    // replay never completes took a path the unbuffered program does not (its test would
+    // fail, and it would poll on): the cycle shows nothing about that program.
+    if set.core.iter().any(|&i| {
+        strict
+            .passed_unseen
+            .binary_search(&strict.stuck[i].rank)
+            .is_ok()
+    }) {
+        return None;
+    }
     // Only calls the run got past: a strict rank stuck where the recorded replay is stuck
     // too is a replay the trace cannot explain, not a potential deadlock.
     let passed: Vec<usize> = set

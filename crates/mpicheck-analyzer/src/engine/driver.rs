@@ -68,6 +68,7 @@ impl<'s> Engine<'s> {
             wildcard_sources,
             wildcard_tags,
             follows_tags,
+            released_active: Vec::new(),
         }
     }
 
@@ -450,6 +451,11 @@ impl<'s> Engine<'s> {
                     // the handle's new slot is complete, or inactive for a persistent
                     // request not started: only a persistent one needs a slot.
                     let handle = *self.slots.get(old).expect("live slot");
+                    // The run's test found complete what this replay has not: unbuffered,
+                    // the program would have polled on (see Replay::passed_unseen).
+                    if self.mode == Mode::Strict && handle.state == S_ACTIVE {
+                        self.released_active.push((r, old));
+                    }
                     if let Some(s) = self.slots.get_mut(old) {
                         s.keep &= !K_PERSISTENT;
                     }

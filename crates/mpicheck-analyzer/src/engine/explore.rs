@@ -186,6 +186,7 @@ impl Engine<'_> {
             wildcard_sources: self.wildcard_sources.clone(),
             wildcard_tags: self.wildcard_tags.clone(),
             follows_tags: self.follows_tags,
+            released_active: self.released_active.clone(),
         }
     }
 

@@ -65,10 +65,20 @@ impl Engine<'_> {
             });
             ranks.push(RankOutcome::Stuck { event });
         }
+        // A slot freed since (its generation moved on) or done completed its operation.
+        let mut passed_unseen: Vec<Rank> = self
+            .released_active
+            .iter()
+            .filter(|&&(_, slot)| self.slots.get(slot).is_some_and(|s| s.state == S_ACTIVE))
+            .map(|&(r, _)| r)
+            .collect();
+        passed_unseen.sort_unstable();
+        passed_unseen.dedup();
         Replay {
             mode: self.mode,
             ranks,
             stuck,
+            passed_unseen,
             races: std::mem::take(&mut self.races),
             forced_matched: self.forced_matched,
             unreceived: self.unreceived(),

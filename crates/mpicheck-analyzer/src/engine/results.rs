@@ -202,6 +202,12 @@ pub struct Replay {
     pub races: Vec<WildcardRace>,
     /// With [`ReplayOptions::forced`]: whether the forced receive matched its source.
     pub forced_matched: Option<bool>,
+    /// In [`Mode::Strict`], the ranks (ascending) that went on past a single successful
+    /// test (see `engine/polling.rs`) of an operation this replay never completed. The run's
+    /// test found it complete only because MPI buffered (or the peer was early); unbuffered
+    /// it would have failed, and the program would have gone on polling or to other work:
+    /// what such a rank does after the test here is not what it would do unbuffered.
+    pub passed_unseen: Vec<Rank>,
     /// Sends that completed at the sender (buffered, or an immediate send completed) whose
     /// message no receive took by the end, by rank and event.
     pub unreceived: Vec<UnreceivedSend>,
