@@ -504,8 +504,9 @@ struct Engine<'s> {
     follows_tags: bool,
     /// In [`Mode::Strict`]: the requests a single successful test gave back to their rank
     /// while this replay had not completed their operation, by rank ([`Replay::passed_unseen`]
-    /// keeps the ranks of those it never completed).
-    released_active: Vec<(u32, SlotId)>,
+    /// keeps the ranks of those it never completed), and the length at which those
+    /// completed since are dropped.
+    released_active: (Vec<(u32, SlotId)>, usize),
 }
 
 /// The tag a rank's latest receive for any tag took in the run, as its digest

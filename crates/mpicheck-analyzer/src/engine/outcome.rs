@@ -68,6 +68,7 @@ impl Engine<'_> {
         // A slot freed since (its generation moved on) or done completed its operation.
         let mut passed_unseen: Vec<Rank> = self
             .released_active
+            .0
             .iter()
             .filter(|&&(_, slot)| self.slots.get(slot).is_some_and(|s| s.state == S_ACTIVE))
             .map(|&(r, _)| r)
