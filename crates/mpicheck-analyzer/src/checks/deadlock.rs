@@ -567,8 +567,9 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
             ordered.extend(set.deadlocked.iter().copied().filter(|i| !core.contains(i)));
             locations.extend(stuck_locations(ctx, &alt, &ordered));
             let inv = Involved::of(ctx, &alt, &ordered);
-            let mut notes = vec![Text::from(
-                "messages from different senders are not ordered: which one a MPI_ANY_SOURCE receive takes depends on timing (MPI 4.1 §3.5)",
+            let mut notes = vec![text!(
+                "messages from different senders are not ordered: which one a MPI_ANY_SOURCE {} depends on timing (MPI 4.1 §3.5)",
+                if recv_call.is_probe() { "probe finds" } else { "receive takes" }
             )];
             notes.extend(notes_for(&inv, true));
             out.push(Diagnostic {

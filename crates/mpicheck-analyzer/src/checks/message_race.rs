@@ -127,9 +127,11 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
                 text!("sends a message the {} can match", recv.wildcard_noun()),
             ));
         }
-        let mut notes = vec![Text::from(
-            "a receive with MPI_ANY_SOURCE takes whichever matching message arrives first; only messages from the same sender are ordered (MPI 4.1 §3.5)",
-        )];
+        let mut notes = vec![if recv.is_probe() {
+            Text::from("a probe with MPI_ANY_SOURCE finds whichever matching message arrives first; only messages from the same sender are ordered (MPI 4.1 §3.5, §3.8)")
+        } else {
+            Text::from("a receive with MPI_ANY_SOURCE takes whichever matching message arrives first; only messages from the same sender are ordered (MPI 4.1 §3.5)")
+        }];
         if inconclusive {
             notes.push(text!(
                 "inconclusive: whether another matching deadlocks was explored for only {} alternatives",

@@ -200,9 +200,13 @@ impl Call {
     pub fn persistent(&self) -> bool {
         self.bits & info_bits::PERSISTENT != 0
     }
+    /// A probe (`MPI_Probe`, or an `MPI_Iprobe` that ended a polling loop).
+    pub fn is_probe(&self) -> bool {
+        self.shape == CallShape::Probe
+    }
     /// "wildcard probe" or "wildcard receive", for findings on a call for any source.
     pub fn wildcard_noun(&self) -> &'static str {
-        if self.shape == CallShape::Probe {
+        if self.is_probe() {
             "wildcard probe"
         } else {
             "wildcard receive"
