@@ -11,8 +11,9 @@
 use super::*;
 
 /// The ids a window spans at most: a request live this far behind the newest is moved
-/// to the hashed ones.
-const WINDOW: u32 = 4096;
+/// to the hashed ones. Small, as every rank keeps its window's room (16 bytes an id: 1 KiB
+/// per rank, 1 GiB for a million ranks at most).
+const WINDOW: u32 = 64;
 
 /// Ids from here on are never in a window (the compiler's fresh ids are just below
 /// [`NO_REQ`]), so a window never reaches one that is hashed.
