@@ -80,6 +80,12 @@ buffered sends only while the attached buffer has room, every collective synchro
 If that replay gets stuck in a cycle, the run only completed because the MPI library
 buffered a message (the eager protocol) or let a rank leave a collective early.
 
+A rank whose single `MPI_Test` (or `MPI_Testany`, ...) found complete an operation this
+replay had not completed, and never completes, leaves the cycle unreported: unbuffered,
+that test would have failed and the program would have done something else (polled on,
+received), which its trace does not show. A real cycle after such a test on that rank is
+then not reported either.
+
 ## Why is this bad
 
 Buffering is an implementation choice that depends on message size, MPI library,
