@@ -84,6 +84,7 @@ pub(crate) use compile::ProgramCompiler;
 pub use compile::SpillTo;
 pub use explore::{explore_alternatives, Alternative};
 pub use ops::*;
+use outcome::ReleasedActive;
 use polling::Poll;
 pub use program::*;
 use queues::*;
@@ -502,11 +503,9 @@ struct Engine<'s> {
     /// Some rank's sends may follow the tag of its latest receive for any tag: the matches
     /// note the tags such receives take.
     follows_tags: bool,
-    /// In [`Mode::Strict`]: the requests a single successful test gave back to their rank
-    /// while this replay had not completed their operation, by rank ([`Replay::passed_unseen`]
-    /// keeps the ranks of those it never completed), and the length at which those
-    /// completed since are dropped.
-    released_active: (Vec<(u32, SlotId)>, usize),
+    /// In [`Mode::Strict`]: the requests a single successful test gave back before this
+    /// replay completed them.
+    released_active: ReleasedActive,
 }
 
 /// The tag a rank's latest receive for any tag took in the run, as its digest

@@ -68,7 +68,7 @@ impl<'s> Engine<'s> {
             wildcard_sources,
             wildcard_tags,
             follows_tags,
-            released_active: (Vec::new(), 64),
+            released_active: ReleasedActive::default(),
         }
     }
 
@@ -121,20 +121,6 @@ impl<'s> Engine<'s> {
         while let Some(a) = self.runq.pop_front() {
             self.actors[a as usize].queued = false;
             self.run_actor(a);
-        }
-    }
-
-    /// A single successful test gave back `slot` of rank `r` before this replay completed
-    /// its operation. The list keeps only what is live: entries whose operation completed
-    /// since are dropped whenever it has doubled.
-    #[inline(never)]
-    fn note_released_active(&mut self, r: u32, slot: SlotId) {
-        let (list, limit) = &mut self.released_active;
-        list.push((r, slot));
-        if list.len() >= *limit {
-            let slots = &self.slots;
-            list.retain(|&(_, s)| slots.get(s).is_some_and(|s| s.state == S_ACTIVE));
-            *limit = (2 * list.len()).max(64);
         }
     }
 
@@ -468,7 +454,7 @@ impl<'s> Engine<'s> {
                     // The run's test found complete what this replay has not: unbuffered,
                     // the program would have polled on (see Replay::passed_unseen).
                     if self.mode == Mode::Strict && handle.state == S_ACTIVE {
-                        self.note_released_active(r, old);
+                        self.released_active.note(r, old, &self.slots);
                     }
                     if let Some(s) = self.slots.get_mut(old) {
                         s.keep &= !K_PERSISTENT;

@@ -277,18 +277,17 @@ impl Engine<'_> {
         if let Some(sources) = &mut self.wildcard_sources[dest as usize] {
             *sources = [head.recorded, source];
         }
+        self.dests[did].deferred.pop_front();
         if self.slots.get(head.slot).map(|s| s.op.kind) == Some(OpKind::Probe) {
             // A probe finds the message and leaves it for the receive that follows.
             let tag = self.dests[did]
                 .first_send_tag(source, head.tag)
                 .expect("the candidate is pending");
-            self.dests[did].deferred.pop_front();
             self.found(tag, head.slot);
         } else {
             let send = self.dests[did]
                 .take_send(source, head.tag)
                 .expect("the candidate is pending");
-            self.dests[did].deferred.pop_front();
             self.matched(source, send, head.slot);
         }
         self.drain_deferred(did);

@@ -65,16 +65,7 @@ impl Engine<'_> {
             });
             ranks.push(RankOutcome::Stuck { event });
         }
-        // A slot freed since (its generation moved on) or done completed its operation.
-        let mut passed_unseen: Vec<Rank> = self
-            .released_active
-            .0
-            .iter()
-            .filter(|&&(_, slot)| self.slots.get(slot).is_some_and(|s| s.state == S_ACTIVE))
-            .map(|&(r, _)| r)
-            .collect();
-        passed_unseen.sort_unstable();
-        passed_unseen.dedup();
+        let passed_unseen = self.released_active.ranks(&self.slots);
         Replay {
             mode: self.mode,
             ranks,
@@ -265,4 +256,51 @@ impl Engine<'_> {
         };
         WaitCond::Ranks { ranks, on }
     }
+}
+
+/// The requests a single successful test gave back to their rank while the strict replay
+/// had not completed their operation, by rank: [`Replay::passed_unseen`] keeps the ranks of
+/// those it never completes. Kept while live: the entries whose operation completed since
+/// are dropped whenever the list has doubled since its last trim.
+#[derive(Clone)]
+pub(super) struct ReleasedActive {
+    list: Vec<(Rank, SlotId)>,
+    trim_at: usize,
+}
+
+impl Default for ReleasedActive {
+    fn default() -> ReleasedActive {
+        ReleasedActive {
+            list: Vec::new(),
+            trim_at: 64,
+        }
+    }
+}
+
+impl ReleasedActive {
+    /// A single successful test of rank `r` gave back `slot`, still active.
+    #[inline(never)]
+    pub(super) fn note(&mut self, r: Rank, slot: SlotId, slots: &Slots) {
+        self.list.push((r, slot));
+        if self.list.len() >= self.trim_at {
+            self.list.retain(|&(_, s)| still_active(slots, s));
+            self.trim_at = (2 * self.list.len()).max(64);
+        }
+    }
+
+    /// The ranks (ascending, once each) with such a request still active.
+    pub(super) fn ranks(&self, slots: &Slots) -> Vec<Rank> {
+        let mut ranks: Vec<Rank> = (self.list.iter())
+            .filter(|&&(_, s)| still_active(slots, s))
+            .map(|&(r, _)| r)
+            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        ranks
+    }
+}
+
+/// A slot freed since (its generation moved on) or done has completed its operation.
+fn still_active(slots: &Slots, slot: SlotId) -> bool {
+    slots.get(slot).is_some_and(|s| s.state == S_ACTIVE)
 }

@@ -209,10 +209,6 @@ impl DestState {
         self.maybe_split();
     }
 
-    /// The first unmatched send `tag` accepts from each source (`source` may be
-    /// [`ANY_SOURCE`]), sorted by source: `(source, event index of the send)`.
-    /// Into `out` (emptied first): by source, the first pending send each source has
-    /// that a receive from `source` with `tag` matches.
     /// The tag of the message `take_send(source, tag)` would take, left pending.
     pub(super) fn first_send_tag(&self, source: Rank, tag: i32) -> Option<i32> {
         match &self.queues {
@@ -230,6 +226,10 @@ impl DestState {
         }
     }
 
+    /// The first unmatched send `tag` accepts from each source (`source` may be
+    /// [`ANY_SOURCE`]), sorted by source: `(source, event index of the send)`.
+    /// Into `out` (emptied first): by source, the first pending send each source has
+    /// that a receive from `source` with `tag` matches.
     pub(super) fn candidates(&self, source: u32, tag: i32, out: &mut Vec<(Rank, u32)>) {
         out.clear();
         match &self.queues {
