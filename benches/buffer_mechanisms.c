@@ -22,6 +22,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "../crates/mpicheck-interpose/c/pkru.h"
+
 static char *mem;
 static long page;
 
@@ -48,18 +50,6 @@ static void on_trap(int sig, siginfo_t *info, void *ctx)
 
 static int key = -1;
 static unsigned pkru_offset;
-
-static inline uint32_t read_pkru(void)
-{
-    uint32_t eax, edx;
-    __asm__ volatile(".byte 0x0f, 0x01, 0xee" : "=a"(eax), "=d"(edx) : "c"(0));
-    return eax;
-}
-
-static inline void write_pkru(uint32_t value)
-{
-    __asm__ volatile(".byte 0x0f, 0x01, 0xef" : : "a"(value), "c"(0), "d"(0) : "memory");
-}
 
 /* As the interposition library's: the PKRU restored at sigreturn, in the frame's XSAVE area. */
 static uint32_t *frame_pkru(void *ctx)

@@ -214,6 +214,7 @@ fn build_family(family: Family) {
                 shared.join("c/mpicheck_interpose.h"),
                 shared.join("c/mpicheck_fortran.h"),
                 shared.join("c/buffers_internal.h"),
+                shared.join("c/pkru.h"),
                 shared.join("build_common.rs"),
             ]
             .iter(),

@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pkru.h"
+
 #pragma GCC visibility push(hidden)
 
 #define MAX_WATCHED 256
@@ -96,18 +98,6 @@ extern uintptr_t pkru_offset;
 #define PKRU_WD(key) (2u << (2 * (key)))
 /* The stepper slot of a thread stepping one instruction with its keys allowed. */
 #define STEP_KEYS UINTPTR_MAX
-
-static inline uint32_t read_pkru(void)
-{
-    uint32_t eax, edx;
-    __asm__ volatile(".byte 0x0f, 0x01, 0xee" : "=a"(eax), "=d"(edx) : "c"(0));
-    return eax;
-}
-
-static inline void write_pkru(uint32_t value)
-{
-    __asm__ volatile(".byte 0x0f, 0x01, 0xef" : : "a"(value), "c"(0), "d"(0) : "memory");
-}
 
 static inline int current_tid(void)
 {
