@@ -2,7 +2,6 @@
 
 use super::args::Value;
 use super::kind::{CallKind, Form};
-use super::requests::RequestAddresses;
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
@@ -236,7 +235,7 @@ impl<'t> RankNormalizer<'t> {
                     _ => args.array_at(p.requests).unwrap_or(&[]),
                 };
                 let requests = self
-                    .request_ids(raws, RequestAddresses::of(args, call))
+                    .request_ids(raws, self.request_addresses(args, call))
                     .into_iter()
                     .flatten()
                     .collect();
@@ -271,11 +270,11 @@ impl<'t> RankNormalizer<'t> {
             }
             CallKind::Cancel => args
                 .int_at(p.request)
-                .and_then(|r| self.request_id(r, RequestAddresses::of(args, call)))
+                .and_then(|r| self.request_id(r, self.request_addresses(args, call)))
                 .map(|request| Op::Cancel { request }),
             CallKind::RequestFree => {
                 let raw = args.int_at(p.request)?;
-                let request = self.request_id(raw, RequestAddresses::of(args, call))?;
+                let request = self.request_id(raw, self.request_addresses(args, call))?;
                 if let Some(position) = self
                     .requests
                     .get(&raw)

@@ -14,8 +14,13 @@ pub(super) struct RequestAddresses {
 }
 
 impl RequestAddresses {
+    const UNKNOWN: RequestAddresses = RequestAddresses {
+        first: None,
+        stride: 0,
+    };
+
     /// The request addresses of `call`: of its `request`, or its `array_of_requests`.
-    pub(super) fn of(args: &Args, call: &CallRecord) -> RequestAddresses {
+    fn of(args: &Args, call: &CallRecord) -> RequestAddresses {
         let p = &args.plan.p2p;
         RequestAddresses {
             first: args
@@ -34,7 +39,21 @@ impl RequestAddresses {
     }
 }
 
+/// Up to this many handles, occurrences in a call's array are counted by looking back:
+/// cheaper than a hash table for the short arrays of nearly every wait.
+const SHORT: usize = 32;
+
 impl<'t> RankNormalizer<'t> {
+    /// The addresses of the requests `call` names, where they may matter: once some handle
+    /// was live for two requests at once.
+    pub(super) fn request_addresses(&self, args: &Args, call: &CallRecord) -> RequestAddresses {
+        if self.handles_shared {
+            RequestAddresses::of(args, call)
+        } else {
+            RequestAddresses::UNKNOWN
+        }
+    }
+
     /// A request MPI gave handle `raw` (`None`: not known), written to the program's
     /// variable at `address`.
     pub(super) fn new_request(
@@ -114,12 +133,13 @@ impl<'t> RankNormalizer<'t> {
 
     /// The request handle `raw` names in a call whose request variable is at `address`.
     pub(super) fn request_id(&mut self, raw: i64, address: RequestAddresses) -> Option<ReqId> {
-        if self.handles_shared {
+        if self.handles_shared && address.first.is_some() {
             if let Some(id) = self.request_at(raw, address.at(0), &[]) {
                 return Some(id);
             }
+            return self.request_of(raw, 1, &[], true);
         }
-        self.request_of(raw, 1, &[], address.first.is_some())
+        self.request_of(raw, 1, &[], false)
     }
 
     /// The requests an array of handles names, whose entries are at `addresses`. An entry
@@ -132,34 +152,58 @@ impl<'t> RankNormalizer<'t> {
         raws: &[i64],
         addresses: RequestAddresses,
     ) -> WaitRequests {
-        /// Up to this many handles, occurrences are counted by looking back: cheaper than
-        /// a hash table for the short arrays of nearly every wait.
-        const SHORT: usize = 32;
-        let mut by_address = WaitRequests::new();
-        let mut taken = Vec::new();
         if self.handles_shared && addresses.first.is_some() {
-            for (i, &raw) in raws.iter().enumerate() {
-                let id = self.request_at(raw, addresses.at(i), &taken);
-                taken.extend(id);
-                by_address.push(id);
-            }
+            return self.request_ids_by_address(raws, addresses);
         }
-        let left = |i: usize| by_address.get(i).is_none_or(Option::is_none);
+        // No handle was ever live twice, or no addresses: the order of the handles decides.
         let mut seen: FxHashMap<i64, usize> = FxHashMap::default();
         raws.iter()
             .enumerate()
             .map(|(i, &raw)| {
-                if !left(i) {
-                    return by_address[i];
-                }
                 let occurrence = if raws.len() <= SHORT {
-                    (0..i).filter(|&j| raws[j] == raw && left(j)).count() + 1
+                    raws[..i].iter().filter(|&&r| r == raw).count() + 1
                 } else {
                     let n = seen.entry(raw).or_insert(0);
                     *n += 1;
                     *n
                 };
-                self.request_of(raw, occurrence, &taken, addresses.first.is_some())
+                self.request_of(raw, occurrence, &[], false)
+            })
+            .collect()
+    }
+
+    /// [`Self::request_ids`] where the addresses may tell apart requests sharing a handle.
+    #[cold]
+    fn request_ids_by_address(
+        &mut self,
+        raws: &[i64],
+        addresses: RequestAddresses,
+    ) -> WaitRequests {
+        let mut by_address = WaitRequests::new();
+        let mut taken = Vec::new();
+        for (i, &raw) in raws.iter().enumerate() {
+            let id = self.request_at(raw, addresses.at(i), &taken);
+            taken.extend(id);
+            by_address.push(id);
+        }
+        let mut seen: FxHashMap<i64, usize> = FxHashMap::default();
+        (0..raws.len())
+            .map(|i| {
+                if by_address[i].is_some() {
+                    return by_address[i];
+                }
+                let raw = raws[i];
+                let occurrence = if raws.len() <= SHORT {
+                    (0..i)
+                        .filter(|&j| raws[j] == raw && by_address[j].is_none())
+                        .count()
+                        + 1
+                } else {
+                    let n = seen.entry(raw).or_insert(0);
+                    *n += 1;
+                    *n
+                };
+                self.request_of(raw, occurrence, &taken, true)
             })
             .collect()
     }
@@ -255,7 +299,7 @@ impl<'t> RankNormalizer<'t> {
         } else {
             args.array_at(p.requests).unwrap_or(&[])
         };
-        let requests = self.request_ids(raws, RequestAddresses::of(args, call));
+        let requests = self.request_ids(raws, self.request_addresses(args, call));
         let completed: Option<Completed> = call.complete.then(|| {
             let non_null = || {
                 (0..raws.len() as u32)
