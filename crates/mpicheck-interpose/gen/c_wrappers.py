@@ -7,7 +7,13 @@ from buffer_hooks import (
     buffer_pre_hooks,
     buffer_settle_hook,
 )
-from mpi_functions import KEYVAL_CREATORS, NONBLOCKING_COMM_CREATORS, PSEUDO, PSEUDO_NAMES
+from mpi_functions import (
+    KEYVAL_CREATORS,
+    NONBLOCKING_COMM_CREATORS,
+    PSEUDO,
+    PSEUDO_NAMES,
+    RequestAddress,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Emitting the recording code
@@ -36,6 +42,8 @@ class CAccess:
         return f"mpicheck_st_{p.name}"
 
     def addr(self, p):
+        if isinstance(p, RequestAddress):
+            return p.target.name
         return p.name
 
 
@@ -283,8 +291,8 @@ def gen_c_wrapper(func):
     pname = "P" + name
     guard = f"MPICHECK_HAVE_{name}"
     params = [p for p in func.params]
-    proto_params = ", ".join(p.decl for p in params) or "void"
-    call_args = [p.name for p in params if p.mode != "varargs"]
+    proto_params = ", ".join(p.decl for p in func.c_params()) or "void"
+    call_args = [p.name for p in func.c_params() if p.mode != "varargs"]
     lines = [f"#ifdef {guard}"]
     lines.append(f"{func.return_type} {pname}({proto_params});")
     lines.append(f"{func.return_type} {name}({proto_params})")

@@ -2,6 +2,7 @@
 Fortran binding, in each of the MPIs' flavours. Imported by gen_wrappers.py (see there)."""
 
 from buffer_hooks import fortran_buffer_hooks
+from mpi_functions import RequestAddress
 from c_wrappers import (
     HEADER,
     POLL_UNSUCCESSFUL,
@@ -118,6 +119,10 @@ class FAccess(CAccess):
         return f"mpicheck_cst_{p.name}"
 
     def addr(self, p):
+        if isinstance(p, RequestAddress):
+            # The Fortran variable (or array) itself: INTEGER handles, or mpi_f08's
+            # TYPE(MPI_Request) of one INTEGER, 4 bytes an entry.
+            return f"f_{p.target.name}"
         return p.name
 
 
@@ -297,7 +302,9 @@ def gen_fortran_impl(binding, bufmode, impl):
         if prm.mode == "varargs":
             continue
         ins = []
-        if prm not in params:
+        if isinstance(prm, RequestAddress):
+            gen_input(func, acc, prm, ins)
+        elif prm not in params:
             # A C parameter the Fortran binding does not have (MPI_Init's argc and argv).
             ins += [f"MPICHECK_PUT(mpicheck_p, {prm.width()}, 0);"] * (2 if prm.dir == "inout" else 1)
             if prm.mode in ("array", "statuses", "status"):

@@ -201,6 +201,33 @@ class Param:
         return f"{self.name}:{self.kind}:{self.dir}:{self.shape}"
 
 
+class RequestAddress:
+    """The address of a request parameter's variable (or of an array's first entry), as a
+    record word of its own: MPI hands out one shared handle value for operations that complete
+    at once, and two such requests live at once are told apart by the variable the program
+    keeps each in (the analyzer's normalizer, `requests.rs`). Not a C parameter."""
+
+    def __init__(self, target):
+        self.target = target
+        self.func = target.func
+        self.name = target.name + "_address"
+        self.kind = "REQUEST_ADDRESS"
+        self.dir = "in"
+        self.root_only = False
+        self.decl = None
+        self.base_type = "void"
+        self.pointer_level = 1
+        self.array = ""
+        self.has_func_type = False
+        self.length = None
+        self.valid = None
+        self.mode = "addr"
+
+    shape = Param.shape
+    width = Param.width
+    schema = Param.schema
+
+
 class Func:
     def __init__(self, name, iso, raw_params, embiggened):
         self.name = name
@@ -211,7 +238,26 @@ class Func:
         isos = list(iso.parameters)
         assert len(params) == len(isos), name
         self.params = [Param(name, i, r) for i, r in zip(isos, params)]
+        self._add_request_addresses()
         self.id = None
+
+    def _add_request_addresses(self):
+        """Puts an `<x>_address` word before each request parameter passed by pointer (see
+        RequestAddress), and before any output ahead of it, so that the inputs of the record
+        still come first (repeat records)."""
+        for i, p in enumerate(list(self.params)):
+            if p.kind != "REQUEST" or p.mode not in ("deref", "array"):
+                continue
+            at = self.params.index(p)
+            first_out = next(
+                (j for j, q in enumerate(self.params) if q.mode not in ("addr", "varargs") and q.dir in ("out", "inout")),
+                at,
+            )
+            self.params.insert(min(at, first_out), RequestAddress(p))
+
+    def c_params(self):
+        """The parameters of the C prototype (without the words the record adds)."""
+        return [p for p in self.params if not isinstance(p, RequestAddress)]
 
     def param(self, name):
         for p in self.params:

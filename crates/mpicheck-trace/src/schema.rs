@@ -8,7 +8,10 @@
 //!
 //! One function per line: `<id> <name> <param>...`, each param `<name>:<KIND>:<dir>:<shape>`.
 //! `KIND` is the Forum's semantic kind (`RANK`, `TAG`, `COMMUNICATOR`, `BUFFER`, ...), `dir`
-//! is `in`, `out` or `inout`. The shape says how many words the parameter takes:
+//! is `in`, `out` or `inout`. One kind is the recorder's own: `REQUEST_ADDRESS`, a word
+//! `<param>_address` (`s8`, `in`) before the request parameter `<param>` passed by pointer
+//! (`request`, `array_of_requests`), the address of the program's request variable or of
+//! the array's first entry; traces written before it lack these words. The shape says how many words the parameter takes:
 //!
 //! | shape | words                                                                  |
 //! |-------|------------------------------------------------------------------------|

@@ -352,7 +352,8 @@ impl RankNormalizer<'_> {
             if let Some(raw) = args.out_int("request") {
                 if Some(raw) != self.constants.request_null {
                     let persistent = short.contains("_init");
-                    let id = self.new_request(Some(raw), persistent, None, None);
+                    let address = args.int_at(args.plan.p2p.request_address);
+                    let id = self.new_request(Some(raw), address, persistent, None, None);
                     self.objects.facts.other_requests.push(id);
                 }
             }

@@ -33,6 +33,7 @@ impl RankState {
             requests: FxHashMap::default(),
             retired: FxHashMap::default(),
             shared_requests: Vec::new(),
+            handles_shared: false,
             call_enter_ns: 0,
             call_exit_ns: u64::MAX,
             next_request: 0,

@@ -109,6 +109,7 @@ impl<'t> RankNormalizer<'t> {
         match args.plan.kind {
             CallKind::Send { mode, form } => {
                 let request_out = args.out_int_at(p.request);
+                let request_address = args.int_at(p.request_address);
                 let comm = self.comm(args.int_at(p.comm));
                 let mut send = self.send_spec(args, &comm, mode, "");
                 if comm.reaches_outside(send.dest.map(Source::Rank)) {
@@ -116,11 +117,16 @@ impl<'t> RankNormalizer<'t> {
                 }
                 send.count = send.count.saturating_mul(partitions(args));
                 let blocking = match form {
-                    Form::Persistent => {
-                        Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
-                    }
+                    Form::Persistent => Blocking::Persistent(self.new_request(
+                        request_out,
+                        request_address,
+                        true,
+                        Some(comm),
+                        None,
+                    )),
                     Form::Nonblocking => Blocking::Nonblocking(self.new_request(
                         request_out,
+                        request_address,
                         false,
                         Some(comm),
                         None,
@@ -131,6 +137,7 @@ impl<'t> RankNormalizer<'t> {
             }
             CallKind::Recv { form } => {
                 let request_out = args.out_int_at(p.request);
+                let request_address = args.int_at(p.request_address);
                 let comm = self.comm(args.int_at(p.comm));
                 let mut recv = self.recv_spec(args, &comm, false, args.status());
                 if comm.reaches_outside(recv.source) {
@@ -141,18 +148,24 @@ impl<'t> RankNormalizer<'t> {
                     Form::Blocking => Blocking::Blocking,
                     Form::Nonblocking => Blocking::Nonblocking(self.new_request(
                         request_out,
+                        request_address,
                         false,
                         Some(comm),
                         Some(this_index),
                     )),
-                    Form::Persistent => {
-                        Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
-                    }
+                    Form::Persistent => Blocking::Persistent(self.new_request(
+                        request_out,
+                        request_address,
+                        true,
+                        Some(comm),
+                        None,
+                    )),
                 };
                 Some(Op::Recv { recv, blocking })
             }
             CallKind::Sendrecv { nonblocking } => {
                 let request_out = args.out_int_at(p.request);
+                let request_address = args.int_at(p.request_address);
                 let comm = self.comm(args.int_at(p.comm));
                 let send = self.send_spec(args, &comm, SendMode::Standard, "send");
                 let recv = self.recv_spec(args, &comm, true, args.status());
@@ -164,6 +177,7 @@ impl<'t> RankNormalizer<'t> {
                 let blocking = if nonblocking {
                     Blocking::Nonblocking(self.new_request(
                         request_out,
+                        request_address,
                         false,
                         Some(comm),
                         Some(this_index),
@@ -220,7 +234,11 @@ impl<'t> RankNormalizer<'t> {
                     }
                     _ => args.array_at(p.requests).unwrap_or(&[]),
                 };
-                let requests = self.request_ids(raws).into_iter().flatten().collect();
+                let requests = self
+                    .request_ids(raws, self.request_addresses(args, call))
+                    .into_iter()
+                    .flatten()
+                    .collect();
                 // Open MPI hands out a new handle when a still-active persistent request is
                 // started again; the request goes on under the new handle.
                 let out_one;
@@ -252,11 +270,11 @@ impl<'t> RankNormalizer<'t> {
             }
             CallKind::Cancel => args
                 .int_at(p.request)
-                .and_then(|r| self.request_id(r))
+                .and_then(|r| self.request_id(r, self.request_addresses(args, call)))
                 .map(|request| Op::Cancel { request }),
             CallKind::RequestFree => {
                 let raw = args.int_at(p.request)?;
-                let request = self.request_id(raw)?;
+                let request = self.request_id(raw, self.request_addresses(args, call))?;
                 if let Some(position) = self
                     .requests
                     .get(&raw)

@@ -50,6 +50,13 @@ pub(super) struct P2pParams {
     pub(super) recvcount: Option<usize>,
     pub(super) recvtype: Option<usize>,
     pub(super) request: Option<usize>,
+    /// The address of the program's request variable, or of the first entry of
+    /// `array_of_requests` (absent from older traces): see `requests::request_of`.
+    pub(super) request_address: Option<usize>,
+    pub(super) requests_address: Option<usize>,
+    /// Bytes from one entry of `array_of_requests` to the next in a C call: the recorded
+    /// width of a handle.
+    pub(super) requests_stride: i64,
     pub(super) status: Option<usize>,
     pub(super) statuses: Option<usize>,
     pub(super) partitions: Option<usize>,
@@ -233,6 +240,10 @@ impl FunctionPlan {
                 recvcount: position("recvcount"),
                 recvtype: position("recvtype"),
                 request: position("request"),
+                request_address: position("request_address"),
+                requests_address: position("array_of_requests_address"),
+                requests_stride: position("array_of_requests")
+                    .map_or(8, |at| i64::from(function.params[at].width)),
                 status: position("status"),
                 statuses: position("array_of_statuses"),
                 partitions: position("partitions"),

@@ -3,6 +3,7 @@
 //! tables while one call is normalized ([`RankNormalizer`], on which the other files of
 //! `normalize/` define how each kind of call is normalized).
 
+use std::num::NonZeroI64;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -26,6 +27,9 @@ pub(super) struct RequestInfo {
     /// When the call that made it returned (`u64::MAX` if it did not): a call that entered
     /// MPI before then cannot name it (see `request_of`).
     pub(super) made_ns: u64,
+    /// The address of the program's variable MPI wrote the handle to (traces that record
+    /// it): tells apart live requests that MPI gave one handle (see `request_of`).
+    pub(super) address: Option<NonZeroI64>,
 }
 
 /// What the normalization of one rank keeps from call to call: its handle tables and live
@@ -44,8 +48,12 @@ pub(super) struct RankState {
     /// entered before then still used the same request (records are in entry order, so a
     /// completion is seen before calls of other threads that overlapped it).
     pub(super) retired: FxHashMap<i64, (ReqId, u64)>,
-    /// Requests whose handle MPI gave to another live request too.
+    /// Requests whose handle MPI gave to another live request too, where the addresses of
+    /// the program's request variables cannot tell which a call names.
     pub(super) shared_requests: Vec<ReqId>,
+    /// Whether some handle was ever live for two requests at once: until then a wait's
+    /// request addresses need not be looked at.
+    pub(super) handles_shared: bool,
     /// Entry and exit time of the call being normalized.
     pub(super) call_enter_ns: u64,
     pub(super) call_exit_ns: u64,

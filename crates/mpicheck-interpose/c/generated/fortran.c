@@ -994,7 +994,7 @@ static void mpicheck_f_plain_allgather_init(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(16, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(16, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1007,6 +1007,7 @@ static void mpicheck_f_plain_allgather_init(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -1053,7 +1054,7 @@ static void mpicheck_f_desc_allgather_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(16, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(16, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1066,6 +1067,7 @@ static void mpicheck_f_desc_allgather_init(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -1108,7 +1110,7 @@ static void mpicheck_f_plain_allgather_init_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(17, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(17, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1121,6 +1123,7 @@ static void mpicheck_f_plain_allgather_init_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -1160,7 +1163,7 @@ static void mpicheck_f_desc_allgather_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(17, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(17, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1173,6 +1176,7 @@ static void mpicheck_f_desc_allgather_init_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -1451,7 +1455,7 @@ static void mpicheck_f_plain_allgatherv_init(void **next, const char *next_name,
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1471,6 +1475,7 @@ static void mpicheck_f_plain_allgatherv_init(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -1520,7 +1525,7 @@ static void mpicheck_f_desc_allgatherv_init(void **next, const char *next_name, 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1540,6 +1545,7 @@ static void mpicheck_f_desc_allgatherv_init(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -1585,7 +1591,7 @@ static void mpicheck_f_plain_allgatherv_init_c(void **next, const char *next_nam
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1605,6 +1611,7 @@ static void mpicheck_f_plain_allgatherv_init_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -1647,7 +1654,7 @@ static void mpicheck_f_desc_allgatherv_init_c(void **next, const char *next_name
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1667,6 +1674,7 @@ static void mpicheck_f_desc_allgatherv_init_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -1947,7 +1955,7 @@ static void mpicheck_f_plain_allreduce_init(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(25, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(25, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1959,6 +1967,7 @@ static void mpicheck_f_plain_allreduce_init(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2004,7 +2013,7 @@ static void mpicheck_f_desc_allreduce_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(25, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(25, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2016,6 +2025,7 @@ static void mpicheck_f_desc_allreduce_init(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2057,7 +2067,7 @@ static void mpicheck_f_plain_allreduce_init_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(26, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(26, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2069,6 +2079,7 @@ static void mpicheck_f_plain_allreduce_init_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2107,7 +2118,7 @@ static void mpicheck_f_desc_allreduce_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(26, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(26, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2119,6 +2130,7 @@ static void mpicheck_f_desc_allreduce_init_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2354,7 +2366,7 @@ static void mpicheck_f_plain_alltoall_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(29, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(29, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2367,6 +2379,7 @@ static void mpicheck_f_plain_alltoall_init(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2413,7 +2426,7 @@ static void mpicheck_f_desc_alltoall_init(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(29, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(29, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2426,6 +2439,7 @@ static void mpicheck_f_desc_alltoall_init(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2468,7 +2482,7 @@ static void mpicheck_f_plain_alltoall_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(30, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(30, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2481,6 +2495,7 @@ static void mpicheck_f_plain_alltoall_init_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2520,7 +2535,7 @@ static void mpicheck_f_desc_alltoall_init_c(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(30, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(30, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2533,6 +2548,7 @@ static void mpicheck_f_desc_alltoall_init_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2854,7 +2870,7 @@ static void mpicheck_f_plain_alltoallv_init(void **next, const char *next_name, 
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2881,6 +2897,7 @@ static void mpicheck_f_plain_alltoallv_init(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -2933,7 +2950,7 @@ static void mpicheck_f_desc_alltoallv_init(void **next, const char *next_name, c
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2960,6 +2977,7 @@ static void mpicheck_f_desc_alltoallv_init(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -3008,7 +3026,7 @@ static void mpicheck_f_plain_alltoallv_init_c(void **next, const char *next_name
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3035,6 +3053,7 @@ static void mpicheck_f_plain_alltoallv_init_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -3080,7 +3099,7 @@ static void mpicheck_f_desc_alltoallv_init_c(void **next, const char *next_name,
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3107,6 +3126,7 @@ static void mpicheck_f_desc_alltoallv_init_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -3462,7 +3482,7 @@ static void mpicheck_f_plain_alltoallw_init(void **next, const char *next_name, 
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3495,6 +3515,7 @@ static void mpicheck_f_plain_alltoallw_init(void **next, const char *next_name, 
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -3549,7 +3570,7 @@ static void mpicheck_f_desc_alltoallw_init(void **next, const char *next_name, c
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3582,6 +3603,7 @@ static void mpicheck_f_desc_alltoallw_init(void **next, const char *next_name, c
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -3632,7 +3654,7 @@ static void mpicheck_f_plain_alltoallw_init_c(void **next, const char *next_name
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3665,6 +3687,7 @@ static void mpicheck_f_plain_alltoallw_init_c(void **next, const char *next_name
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -3712,7 +3735,7 @@ static void mpicheck_f_desc_alltoallw_init_c(void **next, const char *next_name,
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3745,6 +3768,7 @@ static void mpicheck_f_desc_alltoallw_init_c(void **next, const char *next_name,
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -3968,13 +3992,14 @@ static void mpicheck_f_plain_barrier_init(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(43, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(43, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -4203,7 +4228,7 @@ static void mpicheck_f_plain_bcast_init(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(46, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(46, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -4215,6 +4240,7 @@ static void mpicheck_f_plain_bcast_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -4259,7 +4285,7 @@ static void mpicheck_f_desc_bcast_init(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(46, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(46, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -4271,6 +4297,7 @@ static void mpicheck_f_desc_bcast_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -4311,7 +4338,7 @@ static void mpicheck_f_plain_bcast_init_c(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(47, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(47, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -4323,6 +4350,7 @@ static void mpicheck_f_plain_bcast_init_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -4360,7 +4388,7 @@ static void mpicheck_f_desc_bcast_init_c(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(47, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(47, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -4372,6 +4400,7 @@ static void mpicheck_f_desc_bcast_init_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -4597,7 +4626,7 @@ static void mpicheck_f_plain_bsend_init(void **next, const char *next_name, cons
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(50, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(50, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -4608,6 +4637,7 @@ static void mpicheck_f_plain_bsend_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -4652,7 +4682,7 @@ static void mpicheck_f_desc_bsend_init(void **next, const char *next_name, const
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(50, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(50, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -4663,6 +4693,7 @@ static void mpicheck_f_desc_bsend_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -4703,7 +4734,7 @@ static void mpicheck_f_plain_bsend_init_c(void **next, const char *next_name, co
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(51, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(51, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -4714,6 +4745,7 @@ static void mpicheck_f_plain_bsend_init_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -4751,7 +4783,7 @@ static void mpicheck_f_desc_bsend_init_c(void **next, const char *next_name, con
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(51, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(51, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -4762,6 +4794,7 @@ static void mpicheck_f_desc_bsend_init_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -5079,11 +5112,12 @@ static void mpicheck_f_plain_buffer_iflush(void **next, const char *next_name, c
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(57, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(57, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -5125,10 +5159,11 @@ static void mpicheck_f_plain_cancel(void **next, const char *next_name, const vo
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(58, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(58, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -7014,13 +7049,14 @@ static void mpicheck_f_plain_comm_idup(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(97, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(97, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newcomm = NULL;
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_newcomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
         mpicheck_o_request = mpicheck_p;
@@ -7068,7 +7104,7 @@ static void mpicheck_f_plain_comm_idup_with_info(void **next, const char *next_n
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(98, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(98, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newcomm = NULL;
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7076,6 +7112,7 @@ static void mpicheck_f_plain_comm_idup_with_info(void **next, const char *next_n
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_newcomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
         mpicheck_o_request = mpicheck_p;
@@ -7121,12 +7158,13 @@ static void mpicheck_f_plain_comm_iflush_buffer(void **next, const char *next_na
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(99, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(99, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -8671,7 +8709,7 @@ static void mpicheck_f_plain_exscan_init(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(130, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(130, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -8683,6 +8721,7 @@ static void mpicheck_f_plain_exscan_init(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -8728,7 +8767,7 @@ static void mpicheck_f_desc_exscan_init(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(130, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(130, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -8740,6 +8779,7 @@ static void mpicheck_f_desc_exscan_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -8781,7 +8821,7 @@ static void mpicheck_f_plain_exscan_init_c(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(131, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(131, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -8793,6 +8833,7 @@ static void mpicheck_f_plain_exscan_init_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -8831,7 +8872,7 @@ static void mpicheck_f_desc_exscan_init_c(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(131, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(131, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -8843,6 +8884,7 @@ static void mpicheck_f_desc_exscan_init_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -9753,7 +9795,7 @@ static void mpicheck_f_plain_file_iread(void **next, const char *next_name, cons
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(152, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(152, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -9762,6 +9804,7 @@ static void mpicheck_f_plain_file_iread(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -9804,7 +9847,7 @@ static void mpicheck_f_desc_file_iread(void **next, const char *next_name, const
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(152, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(152, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -9813,6 +9856,7 @@ static void mpicheck_f_desc_file_iread(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -9851,7 +9895,7 @@ static void mpicheck_f_plain_file_iread_c(void **next, const char *next_name, co
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(153, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(153, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -9860,6 +9904,7 @@ static void mpicheck_f_plain_file_iread_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -9895,7 +9940,7 @@ static void mpicheck_f_desc_file_iread_c(void **next, const char *next_name, con
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(153, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(153, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -9904,6 +9949,7 @@ static void mpicheck_f_desc_file_iread_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -9942,7 +9988,7 @@ static void mpicheck_f_plain_file_iread_all(void **next, const char *next_name, 
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(154, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(154, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -9951,6 +9997,7 @@ static void mpicheck_f_plain_file_iread_all(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -9993,7 +10040,7 @@ static void mpicheck_f_desc_file_iread_all(void **next, const char *next_name, c
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(154, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(154, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10002,6 +10049,7 @@ static void mpicheck_f_desc_file_iread_all(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10040,7 +10088,7 @@ static void mpicheck_f_plain_file_iread_all_c(void **next, const char *next_name
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(155, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(155, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10049,6 +10097,7 @@ static void mpicheck_f_plain_file_iread_all_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10084,7 +10133,7 @@ static void mpicheck_f_desc_file_iread_all_c(void **next, const char *next_name,
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(155, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(155, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10093,6 +10142,7 @@ static void mpicheck_f_desc_file_iread_all_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10132,7 +10182,7 @@ static void mpicheck_f_plain_file_iread_at(void **next, const char *next_name, c
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(156, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(156, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10142,6 +10192,7 @@ static void mpicheck_f_plain_file_iread_at(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10185,7 +10236,7 @@ static void mpicheck_f_desc_file_iread_at(void **next, const char *next_name, co
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(156, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(156, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10195,6 +10246,7 @@ static void mpicheck_f_desc_file_iread_at(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10234,7 +10286,7 @@ static void mpicheck_f_plain_file_iread_at_c(void **next, const char *next_name,
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(157, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(157, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10244,6 +10296,7 @@ static void mpicheck_f_plain_file_iread_at_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10280,7 +10333,7 @@ static void mpicheck_f_desc_file_iread_at_c(void **next, const char *next_name, 
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(157, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(157, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10290,6 +10343,7 @@ static void mpicheck_f_desc_file_iread_at_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10329,7 +10383,7 @@ static void mpicheck_f_plain_file_iread_at_all(void **next, const char *next_nam
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(158, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(158, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10339,6 +10393,7 @@ static void mpicheck_f_plain_file_iread_at_all(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10382,7 +10437,7 @@ static void mpicheck_f_desc_file_iread_at_all(void **next, const char *next_name
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(158, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(158, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10392,6 +10447,7 @@ static void mpicheck_f_desc_file_iread_at_all(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10431,7 +10487,7 @@ static void mpicheck_f_plain_file_iread_at_all_c(void **next, const char *next_n
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(159, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(159, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10441,6 +10497,7 @@ static void mpicheck_f_plain_file_iread_at_all_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10477,7 +10534,7 @@ static void mpicheck_f_desc_file_iread_at_all_c(void **next, const char *next_na
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(159, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(159, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10487,6 +10544,7 @@ static void mpicheck_f_desc_file_iread_at_all_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10525,7 +10583,7 @@ static void mpicheck_f_plain_file_iread_shared(void **next, const char *next_nam
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(160, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(160, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10534,6 +10592,7 @@ static void mpicheck_f_plain_file_iread_shared(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10576,7 +10635,7 @@ static void mpicheck_f_desc_file_iread_shared(void **next, const char *next_name
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(160, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(160, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10585,6 +10644,7 @@ static void mpicheck_f_desc_file_iread_shared(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10623,7 +10683,7 @@ static void mpicheck_f_plain_file_iread_shared_c(void **next, const char *next_n
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(161, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(161, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10632,6 +10692,7 @@ static void mpicheck_f_plain_file_iread_shared_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10667,7 +10728,7 @@ static void mpicheck_f_desc_file_iread_shared_c(void **next, const char *next_na
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(161, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(161, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10676,6 +10737,7 @@ static void mpicheck_f_desc_file_iread_shared_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10714,7 +10776,7 @@ static void mpicheck_f_plain_file_iwrite(void **next, const char *next_name, con
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(162, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(162, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10723,6 +10785,7 @@ static void mpicheck_f_plain_file_iwrite(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10765,7 +10828,7 @@ static void mpicheck_f_desc_file_iwrite(void **next, const char *next_name, cons
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(162, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(162, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10774,6 +10837,7 @@ static void mpicheck_f_desc_file_iwrite(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10812,7 +10876,7 @@ static void mpicheck_f_plain_file_iwrite_c(void **next, const char *next_name, c
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(163, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(163, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10821,6 +10885,7 @@ static void mpicheck_f_plain_file_iwrite_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10856,7 +10921,7 @@ static void mpicheck_f_desc_file_iwrite_c(void **next, const char *next_name, co
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(163, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(163, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10865,6 +10930,7 @@ static void mpicheck_f_desc_file_iwrite_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10903,7 +10969,7 @@ static void mpicheck_f_plain_file_iwrite_all(void **next, const char *next_name,
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(164, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(164, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10912,6 +10978,7 @@ static void mpicheck_f_plain_file_iwrite_all(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -10954,7 +11021,7 @@ static void mpicheck_f_desc_file_iwrite_all(void **next, const char *next_name, 
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(164, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(164, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10963,6 +11030,7 @@ static void mpicheck_f_desc_file_iwrite_all(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11001,7 +11069,7 @@ static void mpicheck_f_plain_file_iwrite_all_c(void **next, const char *next_nam
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(165, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(165, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11010,6 +11078,7 @@ static void mpicheck_f_plain_file_iwrite_all_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11045,7 +11114,7 @@ static void mpicheck_f_desc_file_iwrite_all_c(void **next, const char *next_name
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(165, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(165, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11054,6 +11123,7 @@ static void mpicheck_f_desc_file_iwrite_all_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11093,7 +11163,7 @@ static void mpicheck_f_plain_file_iwrite_at(void **next, const char *next_name, 
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(166, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(166, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11103,6 +11173,7 @@ static void mpicheck_f_plain_file_iwrite_at(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11146,7 +11217,7 @@ static void mpicheck_f_desc_file_iwrite_at(void **next, const char *next_name, c
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(166, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(166, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11156,6 +11227,7 @@ static void mpicheck_f_desc_file_iwrite_at(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11195,7 +11267,7 @@ static void mpicheck_f_plain_file_iwrite_at_c(void **next, const char *next_name
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(167, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(167, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11205,6 +11277,7 @@ static void mpicheck_f_plain_file_iwrite_at_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11241,7 +11314,7 @@ static void mpicheck_f_desc_file_iwrite_at_c(void **next, const char *next_name,
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(167, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(167, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11251,6 +11324,7 @@ static void mpicheck_f_desc_file_iwrite_at_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11290,7 +11364,7 @@ static void mpicheck_f_plain_file_iwrite_at_all(void **next, const char *next_na
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(168, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(168, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11300,6 +11374,7 @@ static void mpicheck_f_plain_file_iwrite_at_all(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11343,7 +11418,7 @@ static void mpicheck_f_desc_file_iwrite_at_all(void **next, const char *next_nam
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(168, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(168, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11353,6 +11428,7 @@ static void mpicheck_f_desc_file_iwrite_at_all(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11392,7 +11468,7 @@ static void mpicheck_f_plain_file_iwrite_at_all_c(void **next, const char *next_
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(169, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(169, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11402,6 +11478,7 @@ static void mpicheck_f_plain_file_iwrite_at_all_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11438,7 +11515,7 @@ static void mpicheck_f_desc_file_iwrite_at_all_c(void **next, const char *next_n
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(169, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(169, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11448,6 +11525,7 @@ static void mpicheck_f_desc_file_iwrite_at_all_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11486,7 +11564,7 @@ static void mpicheck_f_plain_file_iwrite_shared(void **next, const char *next_na
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(170, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(170, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11495,6 +11573,7 @@ static void mpicheck_f_plain_file_iwrite_shared(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11537,7 +11616,7 @@ static void mpicheck_f_desc_file_iwrite_shared(void **next, const char *next_nam
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(170, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(170, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11546,6 +11625,7 @@ static void mpicheck_f_desc_file_iwrite_shared(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11584,7 +11664,7 @@ static void mpicheck_f_plain_file_iwrite_shared_c(void **next, const char *next_
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(171, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(171, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11593,6 +11673,7 @@ static void mpicheck_f_plain_file_iwrite_shared_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -11628,7 +11709,7 @@ static void mpicheck_f_desc_file_iwrite_shared_c(void **next, const char *next_n
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(171, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(171, (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11637,6 +11718,7 @@ static void mpicheck_f_desc_file_iwrite_shared_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -16563,7 +16645,7 @@ static void mpicheck_f_plain_gather_init(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(230, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(230, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16577,6 +16659,7 @@ static void mpicheck_f_plain_gather_init(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -16624,7 +16707,7 @@ static void mpicheck_f_desc_gather_init(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(230, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(230, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16638,6 +16721,7 @@ static void mpicheck_f_desc_gather_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -16681,7 +16765,7 @@ static void mpicheck_f_plain_gather_init_c(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(231, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(231, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16695,6 +16779,7 @@ static void mpicheck_f_plain_gather_init_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -16735,7 +16820,7 @@ static void mpicheck_f_desc_gather_init_c(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(231, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(231, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16749,6 +16834,7 @@ static void mpicheck_f_desc_gather_init_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -17036,7 +17122,7 @@ static void mpicheck_f_plain_gatherv_init(void **next, const char *next_name, co
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17057,6 +17143,7 @@ static void mpicheck_f_plain_gatherv_init(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -17107,7 +17194,7 @@ static void mpicheck_f_desc_gatherv_init(void **next, const char *next_name, con
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17128,6 +17215,7 @@ static void mpicheck_f_desc_gatherv_init(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -17174,7 +17262,7 @@ static void mpicheck_f_plain_gatherv_init_c(void **next, const char *next_name, 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17195,6 +17283,7 @@ static void mpicheck_f_plain_gatherv_init_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -17238,7 +17327,7 @@ static void mpicheck_f_desc_gatherv_init_c(void **next, const char *next_name, c
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17259,6 +17348,7 @@ static void mpicheck_f_desc_gatherv_init_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -18641,7 +18731,7 @@ static void mpicheck_f_plain_grequest_start(void **next, const char *next_name, 
     const void *cancel_fn = f_cancel_fn;
     const void *extra_state = f_extra_state;
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(257, (uint32_t)(0 + 8u + 8u + 8u + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(257, (uint32_t)(0 + 8u + 8u + 8u + 8u + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18650,6 +18740,7 @@ static void mpicheck_f_plain_grequest_start(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(free_fn));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(cancel_fn));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(extra_state));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19373,7 +19464,7 @@ static void mpicheck_f_plain_iallgather(void **next, const char *next_name, cons
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(275, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(275, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19385,6 +19476,7 @@ static void mpicheck_f_plain_iallgather(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19430,7 +19522,7 @@ static void mpicheck_f_desc_iallgather(void **next, const char *next_name, const
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(275, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(275, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19442,6 +19534,7 @@ static void mpicheck_f_desc_iallgather(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19483,7 +19576,7 @@ static void mpicheck_f_plain_iallgather_c(void **next, const char *next_name, co
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(276, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(276, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19495,6 +19588,7 @@ static void mpicheck_f_plain_iallgather_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19533,7 +19627,7 @@ static void mpicheck_f_desc_iallgather_c(void **next, const char *next_name, con
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(276, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(276, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19545,6 +19639,7 @@ static void mpicheck_f_desc_iallgather_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19589,7 +19684,7 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19608,6 +19703,7 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19656,7 +19752,7 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19675,6 +19771,7 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19719,7 +19816,7 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19738,6 +19835,7 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19779,7 +19877,7 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19798,6 +19896,7 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19838,7 +19937,7 @@ static void mpicheck_f_plain_iallreduce(void **next, const char *next_name, cons
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(279, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(279, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19849,6 +19948,7 @@ static void mpicheck_f_plain_iallreduce(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19893,7 +19993,7 @@ static void mpicheck_f_desc_iallreduce(void **next, const char *next_name, const
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(279, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(279, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19904,6 +20004,7 @@ static void mpicheck_f_desc_iallreduce(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19944,7 +20045,7 @@ static void mpicheck_f_plain_iallreduce_c(void **next, const char *next_name, co
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(280, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(280, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19955,6 +20056,7 @@ static void mpicheck_f_plain_iallreduce_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -19992,7 +20094,7 @@ static void mpicheck_f_desc_iallreduce_c(void **next, const char *next_name, con
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(280, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(280, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20003,6 +20105,7 @@ static void mpicheck_f_desc_iallreduce_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20044,7 +20147,7 @@ static void mpicheck_f_plain_ialltoall(void **next, const char *next_name, const
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(281, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(281, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20056,6 +20159,7 @@ static void mpicheck_f_plain_ialltoall(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20101,7 +20205,7 @@ static void mpicheck_f_desc_ialltoall(void **next, const char *next_name, const 
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(281, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(281, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20113,6 +20217,7 @@ static void mpicheck_f_desc_ialltoall(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20154,7 +20259,7 @@ static void mpicheck_f_plain_ialltoall_c(void **next, const char *next_name, con
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(282, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(282, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20166,6 +20271,7 @@ static void mpicheck_f_plain_ialltoall_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20204,7 +20310,7 @@ static void mpicheck_f_desc_ialltoall_c(void **next, const char *next_name, cons
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(282, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(282, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20216,6 +20322,7 @@ static void mpicheck_f_desc_ialltoall_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20263,7 +20370,7 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20289,6 +20396,7 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20340,7 +20448,7 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20366,6 +20474,7 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20413,7 +20522,7 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20439,6 +20548,7 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20483,7 +20593,7 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20509,6 +20619,7 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20558,7 +20669,7 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20590,6 +20701,7 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20643,7 +20755,7 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20675,6 +20787,7 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20724,7 +20837,7 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20756,6 +20869,7 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20802,7 +20916,7 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20834,6 +20948,7 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20869,12 +20984,13 @@ static void mpicheck_f_plain_ibarrier(void **next, const char *next_name, const 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(287, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(287, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20921,7 +21037,7 @@ static void mpicheck_f_plain_ibcast(void **next, const char *next_name, const vo
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(288, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(288, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20932,6 +21048,7 @@ static void mpicheck_f_plain_ibcast(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -20975,7 +21092,7 @@ static void mpicheck_f_desc_ibcast(void **next, const char *next_name, const voi
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(288, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(288, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20986,6 +21103,7 @@ static void mpicheck_f_desc_ibcast(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21025,7 +21143,7 @@ static void mpicheck_f_plain_ibcast_c(void **next, const char *next_name, const 
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(289, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(289, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21036,6 +21154,7 @@ static void mpicheck_f_plain_ibcast_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21072,7 +21191,7 @@ static void mpicheck_f_desc_ibcast_c(void **next, const char *next_name, const v
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(289, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(289, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21083,6 +21202,7 @@ static void mpicheck_f_desc_ibcast_c(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21123,7 +21243,7 @@ static void mpicheck_f_plain_ibsend(void **next, const char *next_name, const vo
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(290, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(290, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21134,6 +21254,7 @@ static void mpicheck_f_plain_ibsend(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21180,7 +21301,7 @@ static void mpicheck_f_desc_ibsend(void **next, const char *next_name, const voi
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(290, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(290, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21191,6 +21312,7 @@ static void mpicheck_f_desc_ibsend(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21232,7 +21354,7 @@ static void mpicheck_f_plain_ibsend_c(void **next, const char *next_name, const 
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(291, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(291, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21243,6 +21365,7 @@ static void mpicheck_f_plain_ibsend_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21280,7 +21403,7 @@ static void mpicheck_f_desc_ibsend_c(void **next, const char *next_name, const v
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(291, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(291, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21291,6 +21414,7 @@ static void mpicheck_f_desc_ibsend_c(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21331,7 +21455,7 @@ static void mpicheck_f_plain_iexscan(void **next, const char *next_name, const v
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(292, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(292, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21342,6 +21466,7 @@ static void mpicheck_f_plain_iexscan(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21386,7 +21511,7 @@ static void mpicheck_f_desc_iexscan(void **next, const char *next_name, const vo
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(292, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(292, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21397,6 +21522,7 @@ static void mpicheck_f_desc_iexscan(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21437,7 +21563,7 @@ static void mpicheck_f_plain_iexscan_c(void **next, const char *next_name, const
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(293, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(293, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21448,6 +21574,7 @@ static void mpicheck_f_plain_iexscan_c(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21485,7 +21612,7 @@ static void mpicheck_f_desc_iexscan_c(void **next, const char *next_name, const 
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(293, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(293, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21496,6 +21623,7 @@ static void mpicheck_f_desc_iexscan_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21538,7 +21666,7 @@ static void mpicheck_f_plain_igather(void **next, const char *next_name, const v
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(294, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(294, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21551,6 +21679,7 @@ static void mpicheck_f_plain_igather(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21597,7 +21726,7 @@ static void mpicheck_f_desc_igather(void **next, const char *next_name, const vo
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(294, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(294, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21610,6 +21739,7 @@ static void mpicheck_f_desc_igather(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21652,7 +21782,7 @@ static void mpicheck_f_plain_igather_c(void **next, const char *next_name, const
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(295, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(295, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21665,6 +21795,7 @@ static void mpicheck_f_plain_igather_c(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21704,7 +21835,7 @@ static void mpicheck_f_desc_igather_c(void **next, const char *next_name, const 
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(295, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(295, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21717,6 +21848,7 @@ static void mpicheck_f_desc_igather_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21762,7 +21894,7 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21782,6 +21914,7 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21831,7 +21964,7 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21851,6 +21984,7 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21896,7 +22030,7 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21916,6 +22050,7 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21958,7 +22093,7 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21978,6 +22113,7 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22081,7 +22217,7 @@ static void mpicheck_f_plain_imrecv(void **next, const char *next_name, const vo
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *message __attribute__((unused)) = f_message;
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(299, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(299, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22090,6 +22226,7 @@ static void mpicheck_f_plain_imrecv(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Message), MPICHECK_W(PMPI_Message_f2c(*f_message)));
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
@@ -22136,7 +22273,7 @@ static void mpicheck_f_desc_imrecv(void **next, const char *next_name, const voi
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *message __attribute__((unused)) = f_message;
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(299, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(299, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22145,6 +22282,7 @@ static void mpicheck_f_desc_imrecv(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Message), MPICHECK_W(PMPI_Message_f2c(*f_message)));
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
@@ -22187,7 +22325,7 @@ static void mpicheck_f_plain_imrecv_c(void **next, const char *next_name, const 
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *message __attribute__((unused)) = f_message;
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(300, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(300, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22196,6 +22334,7 @@ static void mpicheck_f_plain_imrecv_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Message), MPICHECK_W(PMPI_Message_f2c(*f_message)));
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
@@ -22235,7 +22374,7 @@ static void mpicheck_f_desc_imrecv_c(void **next, const char *next_name, const v
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *message __attribute__((unused)) = f_message;
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(300, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(300, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22244,6 +22383,7 @@ static void mpicheck_f_desc_imrecv_c(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Message), MPICHECK_W(PMPI_Message_f2c(*f_message)));
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
@@ -22289,7 +22429,7 @@ static void mpicheck_f_plain_ineighbor_allgather(void **next, const char *next_n
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(301, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(301, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22301,6 +22441,7 @@ static void mpicheck_f_plain_ineighbor_allgather(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22346,7 +22487,7 @@ static void mpicheck_f_desc_ineighbor_allgather(void **next, const char *next_na
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(301, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(301, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22358,6 +22499,7 @@ static void mpicheck_f_desc_ineighbor_allgather(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22399,7 +22541,7 @@ static void mpicheck_f_plain_ineighbor_allgather_c(void **next, const char *next
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(302, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(302, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22411,6 +22553,7 @@ static void mpicheck_f_plain_ineighbor_allgather_c(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22449,7 +22592,7 @@ static void mpicheck_f_desc_ineighbor_allgather_c(void **next, const char *next_
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(302, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(302, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22461,6 +22604,7 @@ static void mpicheck_f_desc_ineighbor_allgather_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22505,7 +22649,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22524,6 +22668,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22572,7 +22717,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22591,6 +22736,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22635,7 +22781,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22654,6 +22800,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22695,7 +22842,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22714,6 +22861,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22755,7 +22903,7 @@ static void mpicheck_f_plain_ineighbor_alltoall(void **next, const char *next_na
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(305, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(305, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22767,6 +22915,7 @@ static void mpicheck_f_plain_ineighbor_alltoall(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22812,7 +22961,7 @@ static void mpicheck_f_desc_ineighbor_alltoall(void **next, const char *next_nam
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(305, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(305, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22824,6 +22973,7 @@ static void mpicheck_f_desc_ineighbor_alltoall(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22865,7 +23015,7 @@ static void mpicheck_f_plain_ineighbor_alltoall_c(void **next, const char *next_
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(306, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(306, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22877,6 +23027,7 @@ static void mpicheck_f_plain_ineighbor_alltoall_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22915,7 +23066,7 @@ static void mpicheck_f_desc_ineighbor_alltoall_c(void **next, const char *next_n
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(306, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(306, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22927,6 +23078,7 @@ static void mpicheck_f_desc_ineighbor_alltoall_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -22974,7 +23126,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23000,6 +23152,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -23051,7 +23204,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23077,6 +23230,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -23124,7 +23278,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23150,6 +23304,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -23194,7 +23349,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23220,6 +23375,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -23269,7 +23425,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23301,6 +23457,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -23354,7 +23511,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23386,6 +23543,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -23435,7 +23593,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23467,6 +23625,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -23513,7 +23672,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23545,6 +23704,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24503,7 +24663,7 @@ static void mpicheck_f_plain_irecv(void **next, const char *next_name, const voi
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(333, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(333, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24514,6 +24674,7 @@ static void mpicheck_f_plain_irecv(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24560,7 +24721,7 @@ static void mpicheck_f_desc_irecv(void **next, const char *next_name, const void
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(333, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(333, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24571,6 +24732,7 @@ static void mpicheck_f_desc_irecv(void **next, const char *next_name, const void
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24612,7 +24774,7 @@ static void mpicheck_f_plain_irecv_c(void **next, const char *next_name, const v
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(334, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(334, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24623,6 +24785,7 @@ static void mpicheck_f_plain_irecv_c(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24660,7 +24823,7 @@ static void mpicheck_f_desc_irecv_c(void **next, const char *next_name, const vo
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(334, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(334, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24671,6 +24834,7 @@ static void mpicheck_f_desc_irecv_c(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24712,7 +24876,7 @@ static void mpicheck_f_plain_ireduce(void **next, const char *next_name, const v
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(335, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(335, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24724,6 +24888,7 @@ static void mpicheck_f_plain_ireduce(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24769,7 +24934,7 @@ static void mpicheck_f_desc_ireduce(void **next, const char *next_name, const vo
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(335, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(335, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24781,6 +24946,7 @@ static void mpicheck_f_desc_ireduce(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24822,7 +24988,7 @@ static void mpicheck_f_plain_ireduce_c(void **next, const char *next_name, const
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(336, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(336, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24834,6 +25000,7 @@ static void mpicheck_f_plain_ireduce_c(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24872,7 +25039,7 @@ static void mpicheck_f_desc_ireduce_c(void **next, const char *next_name, const 
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(336, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(336, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24884,6 +25051,7 @@ static void mpicheck_f_desc_ireduce_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24925,7 +25093,7 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24939,6 +25107,7 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -24984,7 +25153,7 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24998,6 +25167,7 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25039,7 +25209,7 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25053,6 +25223,7 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25091,7 +25262,7 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25105,6 +25276,7 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25145,7 +25317,7 @@ static void mpicheck_f_plain_ireduce_scatter_block(void **next, const char *next
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(339, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(339, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25156,6 +25328,7 @@ static void mpicheck_f_plain_ireduce_scatter_block(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25200,7 +25373,7 @@ static void mpicheck_f_desc_ireduce_scatter_block(void **next, const char *next_
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(339, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(339, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25211,6 +25384,7 @@ static void mpicheck_f_desc_ireduce_scatter_block(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25251,7 +25425,7 @@ static void mpicheck_f_plain_ireduce_scatter_block_c(void **next, const char *ne
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(340, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(340, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25262,6 +25436,7 @@ static void mpicheck_f_plain_ireduce_scatter_block_c(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25299,7 +25474,7 @@ static void mpicheck_f_desc_ireduce_scatter_block_c(void **next, const char *nex
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(340, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(340, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25310,6 +25485,7 @@ static void mpicheck_f_desc_ireduce_scatter_block_c(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25350,7 +25526,7 @@ static void mpicheck_f_plain_irsend(void **next, const char *next_name, const vo
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(341, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(341, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25361,6 +25537,7 @@ static void mpicheck_f_plain_irsend(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25407,7 +25584,7 @@ static void mpicheck_f_desc_irsend(void **next, const char *next_name, const voi
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(341, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(341, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25418,6 +25595,7 @@ static void mpicheck_f_desc_irsend(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25459,7 +25637,7 @@ static void mpicheck_f_plain_irsend_c(void **next, const char *next_name, const 
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(342, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(342, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25470,6 +25648,7 @@ static void mpicheck_f_plain_irsend_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25507,7 +25686,7 @@ static void mpicheck_f_desc_irsend_c(void **next, const char *next_name, const v
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(342, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(342, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25518,6 +25697,7 @@ static void mpicheck_f_desc_irsend_c(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25603,7 +25783,7 @@ static void mpicheck_f_plain_iscan(void **next, const char *next_name, const voi
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(344, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(344, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25614,6 +25794,7 @@ static void mpicheck_f_plain_iscan(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25658,7 +25839,7 @@ static void mpicheck_f_desc_iscan(void **next, const char *next_name, const void
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(344, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(344, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25669,6 +25850,7 @@ static void mpicheck_f_desc_iscan(void **next, const char *next_name, const void
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25709,7 +25891,7 @@ static void mpicheck_f_plain_iscan_c(void **next, const char *next_name, const v
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(345, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(345, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25720,6 +25902,7 @@ static void mpicheck_f_plain_iscan_c(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25757,7 +25940,7 @@ static void mpicheck_f_desc_iscan_c(void **next, const char *next_name, const vo
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(345, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(345, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25768,6 +25951,7 @@ static void mpicheck_f_desc_iscan_c(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25810,7 +25994,7 @@ static void mpicheck_f_plain_iscatter(void **next, const char *next_name, const 
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(346, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(346, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25823,6 +26007,7 @@ static void mpicheck_f_plain_iscatter(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25869,7 +26054,7 @@ static void mpicheck_f_desc_iscatter(void **next, const char *next_name, const v
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(346, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(346, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25882,6 +26067,7 @@ static void mpicheck_f_desc_iscatter(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25924,7 +26110,7 @@ static void mpicheck_f_plain_iscatter_c(void **next, const char *next_name, cons
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(347, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(347, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25937,6 +26123,7 @@ static void mpicheck_f_plain_iscatter_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -25976,7 +26163,7 @@ static void mpicheck_f_desc_iscatter_c(void **next, const char *next_name, const
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(347, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(347, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25989,6 +26176,7 @@ static void mpicheck_f_desc_iscatter_c(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26034,7 +26222,7 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26054,6 +26242,7 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26103,7 +26292,7 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26123,6 +26312,7 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26168,7 +26358,7 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26188,6 +26378,7 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26230,7 +26421,7 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26250,6 +26441,7 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26290,7 +26482,7 @@ static void mpicheck_f_plain_isend(void **next, const char *next_name, const voi
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(350, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(350, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26301,6 +26493,7 @@ static void mpicheck_f_plain_isend(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26347,7 +26540,7 @@ static void mpicheck_f_desc_isend(void **next, const char *next_name, const void
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(350, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(350, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26358,6 +26551,7 @@ static void mpicheck_f_desc_isend(void **next, const char *next_name, const void
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26399,7 +26593,7 @@ static void mpicheck_f_plain_isend_c(void **next, const char *next_name, const v
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(351, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(351, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26410,6 +26604,7 @@ static void mpicheck_f_plain_isend_c(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26447,7 +26642,7 @@ static void mpicheck_f_desc_isend_c(void **next, const char *next_name, const vo
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(351, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(351, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26458,6 +26653,7 @@ static void mpicheck_f_desc_isend_c(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26503,7 +26699,7 @@ static void mpicheck_f_plain_isendrecv(void **next, const char *next_name, const
     int recvtag = (int)(*f_recvtag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(352, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(352, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26519,6 +26715,7 @@ static void mpicheck_f_plain_isendrecv(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26568,7 +26765,7 @@ static void mpicheck_f_desc_isendrecv(void **next, const char *next_name, const 
     int recvtag = (int)(*f_recvtag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(352, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(352, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26584,6 +26781,7 @@ static void mpicheck_f_desc_isendrecv(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26629,7 +26827,7 @@ static void mpicheck_f_plain_isendrecv_c(void **next, const char *next_name, con
     int recvtag = (int)(*f_recvtag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(353, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(353, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26645,6 +26843,7 @@ static void mpicheck_f_plain_isendrecv_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26687,7 +26886,7 @@ static void mpicheck_f_desc_isendrecv_c(void **next, const char *next_name, cons
     int recvtag = (int)(*f_recvtag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(353, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(353, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26703,6 +26902,7 @@ static void mpicheck_f_desc_isendrecv_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26745,7 +26945,7 @@ static void mpicheck_f_plain_isendrecv_replace(void **next, const char *next_nam
     int recvtag = (int)(*f_recvtag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(354, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(354, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26759,6 +26959,7 @@ static void mpicheck_f_plain_isendrecv_replace(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26805,7 +27006,7 @@ static void mpicheck_f_desc_isendrecv_replace(void **next, const char *next_name
     int recvtag = (int)(*f_recvtag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(354, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(354, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26819,6 +27020,7 @@ static void mpicheck_f_desc_isendrecv_replace(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26861,7 +27063,7 @@ static void mpicheck_f_plain_isendrecv_replace_c(void **next, const char *next_n
     int recvtag = (int)(*f_recvtag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(355, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(355, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26875,6 +27077,7 @@ static void mpicheck_f_plain_isendrecv_replace_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26914,7 +27117,7 @@ static void mpicheck_f_desc_isendrecv_replace_c(void **next, const char *next_na
     int recvtag = (int)(*f_recvtag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(355, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(355, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26928,6 +27131,7 @@ static void mpicheck_f_desc_isendrecv_replace_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -26968,7 +27172,7 @@ static void mpicheck_f_plain_issend(void **next, const char *next_name, const vo
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(356, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(356, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26979,6 +27183,7 @@ static void mpicheck_f_plain_issend(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -27025,7 +27230,7 @@ static void mpicheck_f_desc_issend(void **next, const char *next_name, const voi
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(356, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(356, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -27036,6 +27241,7 @@ static void mpicheck_f_desc_issend(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -27077,7 +27283,7 @@ static void mpicheck_f_plain_issend_c(void **next, const char *next_name, const 
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(357, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(357, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -27088,6 +27294,7 @@ static void mpicheck_f_plain_issend_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -27125,7 +27332,7 @@ static void mpicheck_f_desc_issend_c(void **next, const char *next_name, const v
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(357, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(357, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -27136,6 +27343,7 @@ static void mpicheck_f_desc_issend_c(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -27794,7 +28002,7 @@ static void mpicheck_f_plain_neighbor_allgather_init(void **next, const char *ne
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(370, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(370, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -27807,6 +28015,7 @@ static void mpicheck_f_plain_neighbor_allgather_init(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -27853,7 +28062,7 @@ static void mpicheck_f_desc_neighbor_allgather_init(void **next, const char *nex
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(370, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(370, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -27866,6 +28075,7 @@ static void mpicheck_f_desc_neighbor_allgather_init(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -27908,7 +28118,7 @@ static void mpicheck_f_plain_neighbor_allgather_init_c(void **next, const char *
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(371, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(371, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -27921,6 +28131,7 @@ static void mpicheck_f_plain_neighbor_allgather_init_c(void **next, const char *
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -27960,7 +28171,7 @@ static void mpicheck_f_desc_neighbor_allgather_init_c(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(371, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(371, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -27973,6 +28184,7 @@ static void mpicheck_f_desc_neighbor_allgather_init_c(void **next, const char *n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -28251,7 +28463,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init(void **next, const char *n
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28271,6 +28483,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init(void **next, const char *n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -28320,7 +28533,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init(void **next, const char *ne
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28340,6 +28553,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -28385,7 +28599,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init_c(void **next, const char 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28405,6 +28619,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init_c(void **next, const char 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -28447,7 +28662,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init_c(void **next, const char *
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28467,6 +28682,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init_c(void **next, const char *
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -28702,7 +28918,7 @@ static void mpicheck_f_plain_neighbor_alltoall_init(void **next, const char *nex
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(378, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(378, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28715,6 +28931,7 @@ static void mpicheck_f_plain_neighbor_alltoall_init(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -28761,7 +28978,7 @@ static void mpicheck_f_desc_neighbor_alltoall_init(void **next, const char *next
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(378, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(378, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28774,6 +28991,7 @@ static void mpicheck_f_desc_neighbor_alltoall_init(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -28816,7 +29034,7 @@ static void mpicheck_f_plain_neighbor_alltoall_init_c(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(379, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(379, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28829,6 +29047,7 @@ static void mpicheck_f_plain_neighbor_alltoall_init_c(void **next, const char *n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -28868,7 +29087,7 @@ static void mpicheck_f_desc_neighbor_alltoall_init_c(void **next, const char *ne
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(379, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(379, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28881,6 +29100,7 @@ static void mpicheck_f_desc_neighbor_alltoall_init_c(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -29202,7 +29422,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init(void **next, const char *ne
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29229,6 +29449,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -29281,7 +29502,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init(void **next, const char *nex
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29308,6 +29529,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -29356,7 +29578,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init_c(void **next, const char *
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29383,6 +29605,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init_c(void **next, const char *
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -29428,7 +29651,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init_c(void **next, const char *n
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29455,6 +29678,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init_c(void **next, const char *n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -29810,7 +30034,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init(void **next, const char *ne
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29843,6 +30067,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init(void **next, const char *ne
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -29897,7 +30122,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init(void **next, const char *nex
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29930,6 +30155,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init(void **next, const char *nex
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -29980,7 +30206,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init_c(void **next, const char *
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30013,6 +30239,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init_c(void **next, const char *
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -30060,7 +30287,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init_c(void **next, const char *n
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30093,6 +30320,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init_c(void **next, const char *n
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -31214,7 +31442,7 @@ static void mpicheck_f_plain_precv_init(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(410, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(410, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31227,6 +31455,7 @@ static void mpicheck_f_plain_precv_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -31273,7 +31502,7 @@ static void mpicheck_f_desc_precv_init(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(410, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(410, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31286,6 +31515,7 @@ static void mpicheck_f_desc_precv_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -31383,7 +31613,7 @@ static void mpicheck_f_plain_psend_init(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(412, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(412, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31396,6 +31626,7 @@ static void mpicheck_f_plain_psend_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -31442,7 +31673,7 @@ static void mpicheck_f_desc_psend_init(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(412, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(412, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31455,6 +31686,7 @@ static void mpicheck_f_desc_psend_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -31791,7 +32023,7 @@ static void mpicheck_f_plain_raccumulate(void **next, const char *next_name, con
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(417, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(417, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31805,6 +32037,7 @@ static void mpicheck_f_plain_raccumulate(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -31852,7 +32085,7 @@ static void mpicheck_f_desc_raccumulate(void **next, const char *next_name, cons
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(417, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(417, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31866,6 +32099,7 @@ static void mpicheck_f_desc_raccumulate(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -31909,7 +32143,7 @@ static void mpicheck_f_plain_raccumulate_c(void **next, const char *next_name, c
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(418, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(418, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31923,6 +32157,7 @@ static void mpicheck_f_plain_raccumulate_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -31963,7 +32198,7 @@ static void mpicheck_f_desc_raccumulate_c(void **next, const char *next_name, co
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(418, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(418, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31977,6 +32212,7 @@ static void mpicheck_f_desc_raccumulate_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -32234,7 +32470,7 @@ static void mpicheck_f_plain_recv_init(void **next, const char *next_name, const
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(421, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(421, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32245,6 +32481,7 @@ static void mpicheck_f_plain_recv_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -32289,7 +32526,7 @@ static void mpicheck_f_desc_recv_init(void **next, const char *next_name, const 
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(421, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(421, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32300,6 +32537,7 @@ static void mpicheck_f_desc_recv_init(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -32340,7 +32578,7 @@ static void mpicheck_f_plain_recv_init_c(void **next, const char *next_name, con
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(422, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(422, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32351,6 +32589,7 @@ static void mpicheck_f_plain_recv_init_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -32388,7 +32627,7 @@ static void mpicheck_f_desc_recv_init_c(void **next, const char *next_name, cons
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(422, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(422, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32399,6 +32638,7 @@ static void mpicheck_f_desc_recv_init_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -32634,7 +32874,7 @@ static void mpicheck_f_plain_reduce_init(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(425, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(425, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32647,6 +32887,7 @@ static void mpicheck_f_plain_reduce_init(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -32693,7 +32934,7 @@ static void mpicheck_f_desc_reduce_init(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(425, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(425, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32706,6 +32947,7 @@ static void mpicheck_f_desc_reduce_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -32748,7 +32990,7 @@ static void mpicheck_f_plain_reduce_init_c(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(426, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(426, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32761,6 +33003,7 @@ static void mpicheck_f_plain_reduce_init_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -32800,7 +33043,7 @@ static void mpicheck_f_desc_reduce_init_c(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(426, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(426, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32813,6 +33056,7 @@ static void mpicheck_f_desc_reduce_init_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -33421,7 +33665,7 @@ static void mpicheck_f_plain_reduce_scatter_block_init(void **next, const char *
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(433, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(433, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33433,6 +33677,7 @@ static void mpicheck_f_plain_reduce_scatter_block_init(void **next, const char *
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -33478,7 +33723,7 @@ static void mpicheck_f_desc_reduce_scatter_block_init(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(433, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(433, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33490,6 +33735,7 @@ static void mpicheck_f_desc_reduce_scatter_block_init(void **next, const char *n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -33531,7 +33777,7 @@ static void mpicheck_f_plain_reduce_scatter_block_init_c(void **next, const char
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(434, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(434, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33543,6 +33789,7 @@ static void mpicheck_f_plain_reduce_scatter_block_init_c(void **next, const char
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -33581,7 +33828,7 @@ static void mpicheck_f_desc_reduce_scatter_block_init_c(void **next, const char 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(434, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(434, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33593,6 +33840,7 @@ static void mpicheck_f_desc_reduce_scatter_block_init_c(void **next, const char 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -33635,7 +33883,7 @@ static void mpicheck_f_plain_reduce_scatter_init(void **next, const char *next_n
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33650,6 +33898,7 @@ static void mpicheck_f_plain_reduce_scatter_init(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -33696,7 +33945,7 @@ static void mpicheck_f_desc_reduce_scatter_init(void **next, const char *next_na
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33711,6 +33960,7 @@ static void mpicheck_f_desc_reduce_scatter_init(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -33753,7 +34003,7 @@ static void mpicheck_f_plain_reduce_scatter_init_c(void **next, const char *next
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33768,6 +34018,7 @@ static void mpicheck_f_plain_reduce_scatter_init_c(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -33807,7 +34058,7 @@ static void mpicheck_f_desc_reduce_scatter_init_c(void **next, const char *next_
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33822,6 +34073,7 @@ static void mpicheck_f_desc_reduce_scatter_init_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34080,11 +34332,12 @@ static void mpicheck_f_plain_request_free(void **next, const char *next_name, co
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(444, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(444, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -34204,13 +34457,14 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -34273,7 +34527,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -34281,6 +34535,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -34351,7 +34606,7 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_outcount = NULL;
     unsigned char *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -34359,6 +34614,7 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -34426,7 +34682,7 @@ static void mpicheck_f_plain_rget(void **next, const char *next_name, const void
     MPI_Datatype target_datatype = PMPI_Type_f2c(*f_target_datatype);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(451, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(451, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34439,6 +34695,7 @@ static void mpicheck_f_plain_rget(void **next, const char *next_name, const void
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34485,7 +34742,7 @@ static void mpicheck_f_desc_rget(void **next, const char *next_name, const void 
     MPI_Datatype target_datatype = PMPI_Type_f2c(*f_target_datatype);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(451, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(451, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34498,6 +34755,7 @@ static void mpicheck_f_desc_rget(void **next, const char *next_name, const void 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34540,7 +34798,7 @@ static void mpicheck_f_plain_rget_c(void **next, const char *next_name, const vo
     MPI_Datatype target_datatype = PMPI_Type_f2c(*f_target_datatype);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(452, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(452, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34553,6 +34811,7 @@ static void mpicheck_f_plain_rget_c(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34592,7 +34851,7 @@ static void mpicheck_f_desc_rget_c(void **next, const char *next_name, const voi
     MPI_Datatype target_datatype = PMPI_Type_f2c(*f_target_datatype);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(452, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(452, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34605,6 +34864,7 @@ static void mpicheck_f_desc_rget_c(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34651,7 +34911,7 @@ static void mpicheck_f_plain_rget_accumulate(void **next, const char *next_name,
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(453, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(453, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34668,6 +34928,7 @@ static void mpicheck_f_plain_rget_accumulate(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34718,7 +34979,7 @@ static void mpicheck_f_desc_rget_accumulate(void **next, const char *next_name, 
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(453, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(453, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34735,6 +34996,7 @@ static void mpicheck_f_desc_rget_accumulate(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34781,7 +35043,7 @@ static void mpicheck_f_plain_rget_accumulate_c(void **next, const char *next_nam
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(454, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(454, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34798,6 +35060,7 @@ static void mpicheck_f_plain_rget_accumulate_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34841,7 +35104,7 @@ static void mpicheck_f_desc_rget_accumulate_c(void **next, const char *next_name
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(454, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(454, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34858,6 +35121,7 @@ static void mpicheck_f_desc_rget_accumulate_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34900,7 +35164,7 @@ static void mpicheck_f_plain_rput(void **next, const char *next_name, const void
     MPI_Datatype target_datatype = PMPI_Type_f2c(*f_target_datatype);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(455, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(455, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34913,6 +35177,7 @@ static void mpicheck_f_plain_rput(void **next, const char *next_name, const void
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -34959,7 +35224,7 @@ static void mpicheck_f_desc_rput(void **next, const char *next_name, const void 
     MPI_Datatype target_datatype = PMPI_Type_f2c(*f_target_datatype);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(455, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(455, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34972,6 +35237,7 @@ static void mpicheck_f_desc_rput(void **next, const char *next_name, const void 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35014,7 +35280,7 @@ static void mpicheck_f_plain_rput_c(void **next, const char *next_name, const vo
     MPI_Datatype target_datatype = PMPI_Type_f2c(*f_target_datatype);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(456, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(456, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35027,6 +35293,7 @@ static void mpicheck_f_plain_rput_c(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35066,7 +35333,7 @@ static void mpicheck_f_desc_rput_c(void **next, const char *next_name, const voi
     MPI_Datatype target_datatype = PMPI_Type_f2c(*f_target_datatype);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(456, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(456, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35079,6 +35346,7 @@ static void mpicheck_f_desc_rput_c(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35304,7 +35572,7 @@ static void mpicheck_f_plain_rsend_init(void **next, const char *next_name, cons
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(459, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(459, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35315,6 +35583,7 @@ static void mpicheck_f_plain_rsend_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35359,7 +35628,7 @@ static void mpicheck_f_desc_rsend_init(void **next, const char *next_name, const
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(459, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(459, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35370,6 +35639,7 @@ static void mpicheck_f_desc_rsend_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35410,7 +35680,7 @@ static void mpicheck_f_plain_rsend_init_c(void **next, const char *next_name, co
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(460, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(460, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35421,6 +35691,7 @@ static void mpicheck_f_plain_rsend_init_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35458,7 +35729,7 @@ static void mpicheck_f_desc_rsend_init_c(void **next, const char *next_name, con
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(460, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(460, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35469,6 +35740,7 @@ static void mpicheck_f_desc_rsend_init_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35695,7 +35967,7 @@ static void mpicheck_f_plain_scan_init(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(463, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(463, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35707,6 +35979,7 @@ static void mpicheck_f_plain_scan_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35752,7 +36025,7 @@ static void mpicheck_f_desc_scan_init(void **next, const char *next_name, const 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(463, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(463, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35764,6 +36037,7 @@ static void mpicheck_f_desc_scan_init(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35805,7 +36079,7 @@ static void mpicheck_f_plain_scan_init_c(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(464, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(464, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35817,6 +36091,7 @@ static void mpicheck_f_plain_scan_init_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -35855,7 +36130,7 @@ static void mpicheck_f_desc_scan_init_c(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(464, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(464, (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -35867,6 +36142,7 @@ static void mpicheck_f_desc_scan_init_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -36111,7 +36387,7 @@ static void mpicheck_f_plain_scatter_init(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(467, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(467, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36125,6 +36401,7 @@ static void mpicheck_f_plain_scatter_init(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -36172,7 +36449,7 @@ static void mpicheck_f_desc_scatter_init(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(467, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(467, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36186,6 +36463,7 @@ static void mpicheck_f_desc_scatter_init(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -36229,7 +36507,7 @@ static void mpicheck_f_plain_scatter_init_c(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(468, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(468, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36243,6 +36521,7 @@ static void mpicheck_f_plain_scatter_init_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -36283,7 +36562,7 @@ static void mpicheck_f_desc_scatter_init_c(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(468, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(468, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36297,6 +36576,7 @@ static void mpicheck_f_desc_scatter_init_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -36584,7 +36864,7 @@ static void mpicheck_f_plain_scatterv_init(void **next, const char *next_name, c
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36605,6 +36885,7 @@ static void mpicheck_f_plain_scatterv_init(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -36655,7 +36936,7 @@ static void mpicheck_f_desc_scatterv_init(void **next, const char *next_name, co
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36676,6 +36957,7 @@ static void mpicheck_f_desc_scatterv_init(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -36722,7 +37004,7 @@ static void mpicheck_f_plain_scatterv_init_c(void **next, const char *next_name,
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36743,6 +37025,7 @@ static void mpicheck_f_plain_scatterv_init_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -36786,7 +37069,7 @@ static void mpicheck_f_desc_scatterv_init_c(void **next, const char *next_name, 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36807,6 +37090,7 @@ static void mpicheck_f_desc_scatterv_init_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -37032,7 +37316,7 @@ static void mpicheck_f_plain_send_init(void **next, const char *next_name, const
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(475, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(475, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37043,6 +37327,7 @@ static void mpicheck_f_plain_send_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -37087,7 +37372,7 @@ static void mpicheck_f_desc_send_init(void **next, const char *next_name, const 
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(475, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(475, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37098,6 +37383,7 @@ static void mpicheck_f_desc_send_init(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -37138,7 +37424,7 @@ static void mpicheck_f_plain_send_init_c(void **next, const char *next_name, con
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(476, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(476, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37149,6 +37435,7 @@ static void mpicheck_f_plain_send_init_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -37186,7 +37473,7 @@ static void mpicheck_f_desc_send_init_c(void **next, const char *next_name, cons
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(476, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(476, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37197,6 +37484,7 @@ static void mpicheck_f_desc_send_init_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -38414,12 +38702,13 @@ static void mpicheck_f_plain_session_iflush_buffer(void **next, const char *next
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(497, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Session) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(497, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Session) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Session), MPICHECK_W(session));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -38747,7 +39036,7 @@ static void mpicheck_f_plain_ssend_init(void **next, const char *next_name, cons
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(503, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(503, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -38758,6 +39047,7 @@ static void mpicheck_f_plain_ssend_init(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -38802,7 +39092,7 @@ static void mpicheck_f_desc_ssend_init(void **next, const char *next_name, const
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(503, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(503, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -38813,6 +39103,7 @@ static void mpicheck_f_desc_ssend_init(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -38853,7 +39144,7 @@ static void mpicheck_f_plain_ssend_init_c(void **next, const char *next_name, co
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(504, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(504, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -38864,6 +39155,7 @@ static void mpicheck_f_plain_ssend_init_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -38901,7 +39193,7 @@ static void mpicheck_f_desc_ssend_init_c(void **next, const char *next_name, con
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(504, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(504, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -38912,6 +39204,7 @@ static void mpicheck_f_desc_ssend_init_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -38946,11 +39239,12 @@ static void mpicheck_f_plain_start(void **next, const char *next_name, const voi
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(505, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(505, (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -38995,12 +39289,13 @@ static void mpicheck_f_plain_startall(void **next, const char *next_name, const 
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(506, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(506, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -39664,13 +39959,14 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_request = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -39790,7 +40086,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -39798,6 +40094,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -39867,7 +40164,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
@@ -39876,6 +40173,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -39953,7 +40251,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
     unsigned char *mpicheck_o_array_of_indices = NULL;
@@ -39962,6 +40260,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -43226,12 +43525,13 @@ static void mpicheck_f_plain_wait(void **next, const char *next_name, const void
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(639, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(639, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -43296,13 +43596,14 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -43368,7 +43669,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -43376,6 +43677,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -43450,7 +43752,7 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
     unsigned char *mpicheck_o_array_of_indices = NULL;
@@ -43459,6 +43761,7 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;

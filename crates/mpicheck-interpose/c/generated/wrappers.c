@@ -5550,49 +5550,49 @@ const char mpicheck_schema_text[] =
     "13 MPI_Aint_diff addr1:LOCATION_SMALL:in:s addr2:LOCATION_SMALL:in:s\n"
     "14 MPI_Allgather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
     "15 MPI_Allgather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
-    "16 MPI_Allgather_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "17 MPI_Allgather_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "16 MPI_Allgather_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "17 MPI_Allgather_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "18 MPI_Allgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
     "19 MPI_Allgatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
-    "20 MPI_Allgatherv_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "21 MPI_Allgatherv_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "20 MPI_Allgatherv_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "21 MPI_Allgatherv_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "22 MPI_Alloc_mem size:ALLOC_MEM_NUM_BYTES:in:s info:INFO:in:s baseptr:C_BUFFER:out:s\n"
     "23 MPI_Allreduce sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
     "24 MPI_Allreduce_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
-    "25 MPI_Allreduce_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "26 MPI_Allreduce_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "25 MPI_Allreduce_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "26 MPI_Allreduce_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "27 MPI_Alltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
     "28 MPI_Alltoall_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
-    "29 MPI_Alltoall_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "30 MPI_Alltoall_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "29 MPI_Alltoall_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "30 MPI_Alltoall_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "31 MPI_Alltoallv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
     "32 MPI_Alltoallv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
-    "33 MPI_Alltoallv_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "34 MPI_Alltoallv_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "33 MPI_Alltoallv_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "34 MPI_Alltoallv_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "35 MPI_Alltoallw sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s\n"
     "36 MPI_Alltoallw_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s\n"
-    "37 MPI_Alltoallw_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "38 MPI_Alltoallw_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "37 MPI_Alltoallw_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "38 MPI_Alltoallw_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "39 MPI_Attr_delete comm:COMMUNICATOR:in:s keyval:KEYVAL:in:s\n"
     "40 MPI_Attr_get comm:COMMUNICATOR:in:s keyval:KEYVAL:in:s attribute_val:ATTRIBUTE_VAL_10:out:s flag:LOGICAL:out:s\n"
     "41 MPI_Attr_put comm:COMMUNICATOR:in:s keyval:KEYVAL:in:s attribute_val:ATTRIBUTE_VAL_10:in:s\n"
     "42 MPI_Barrier comm:COMMUNICATOR:in:s\n"
-    "43 MPI_Barrier_init comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "43 MPI_Barrier_init comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "44 MPI_Bcast buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
     "45 MPI_Bcast_c buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
-    "46 MPI_Bcast_init buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "47 MPI_Bcast_init_c buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "46 MPI_Bcast_init buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "47 MPI_Bcast_init_c buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "48 MPI_Bsend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n"
     "49 MPI_Bsend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n"
-    "50 MPI_Bsend_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "51 MPI_Bsend_init_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "50 MPI_Bsend_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "51 MPI_Bsend_init_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "52 MPI_Buffer_attach buffer:BUFFER:in:s size:POLYNUM_BYTES_NNI:in:s\n"
     "53 MPI_Buffer_attach_c buffer:BUFFER:in:s size:POLYNUM_BYTES_NNI:in:s\n"
     "54 MPI_Buffer_detach buffer_addr:C_BUFFER2:out:s size:POLYNUM_BYTES:out:s\n"
     "55 MPI_Buffer_detach_c buffer_addr:C_BUFFER2:out:s size:POLYNUM_BYTES:out:s\n"
     "56 MPI_Buffer_flush\n"
-    "57 MPI_Buffer_iflush request:REQUEST:out:s\n"
-    "58 MPI_Cancel request:REQUEST:in:s\n"
+    "57 MPI_Buffer_iflush request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "58 MPI_Cancel request_address:REQUEST_ADDRESS:in:s request:REQUEST:in:s\n"
     "59 MPI_Cart_coords comm:COMMUNICATOR:in:s rank:RANK:in:s maxdims:ARRAY_LENGTH:in:s coords:COORDINATE:out:a\n"
     "60 MPI_Cart_create comm_old:COMMUNICATOR:in:s ndims:NUM_DIMS:in:s dims:DIMENSION:in:a periods:LOGICAL:in:a reorder:LOGICAL:in:s comm_cart:COMMUNICATOR:out:s\n"
     "61 MPI_Cart_get comm:COMMUNICATOR:in:s maxdims:ARRAY_LENGTH:in:s dims:DIMENSION:out:a periods:LOGICAL:out:a coords:COORDINATE:out:a\n"
@@ -5631,9 +5631,9 @@ const char mpicheck_schema_text[] =
     "94 MPI_Comm_get_name comm:COMMUNICATOR:in:s comm_name:STRING:out:s resultlen:STRING_LENGTH:out:s\n"
     "95 MPI_Comm_get_parent parent:COMMUNICATOR:out:s\n"
     "96 MPI_Comm_group comm:COMMUNICATOR:in:s group:GROUP:out:s\n"
-    "97 MPI_Comm_idup comm:COMMUNICATOR:in:s newcomm:COMMUNICATOR:out:s request:REQUEST:out:s\n"
-    "98 MPI_Comm_idup_with_info comm:COMMUNICATOR:in:s info:INFO:in:s newcomm:COMMUNICATOR:out:s request:REQUEST:out:s\n"
-    "99 MPI_Comm_iflush_buffer comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "97 MPI_Comm_idup comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s newcomm:COMMUNICATOR:out:s request:REQUEST:out:s\n"
+    "98 MPI_Comm_idup_with_info comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s newcomm:COMMUNICATOR:out:s request:REQUEST:out:s\n"
+    "99 MPI_Comm_iflush_buffer comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "100 MPI_Comm_join fd:FILE_DESCRIPTOR:in:s intercomm:COMMUNICATOR:out:s\n"
     "101 MPI_Comm_rank comm:COMMUNICATOR:in:s rank:RANK:out:s\n"
     "102 MPI_Comm_remote_group comm:COMMUNICATOR:in:s group:GROUP:out:s\n"
@@ -5664,8 +5664,8 @@ const char mpicheck_schema_text[] =
     "127 MPI_Error_string errorcode:ERROR_CODE:in:s string:STRING:out:s resultlen:STRING_LENGTH:out:s\n"
     "128 MPI_Exscan sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
     "129 MPI_Exscan_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
-    "130 MPI_Exscan_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "131 MPI_Exscan_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "130 MPI_Exscan_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "131 MPI_Exscan_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "132 MPI_Fetch_and_op origin_addr:BUFFER:in:s result_addr:BUFFER:out:s datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s op:OPERATION:in:s win:WINDOW:in:s\n"
     "133 MPI_File_c2f file:FILE:in:s\n"
     "134 MPI_File_call_errhandler fh:FILE:in:s errorcode:ERROR_CODE:in:s\n"
@@ -5686,26 +5686,26 @@ const char mpicheck_schema_text[] =
     "149 MPI_File_get_type_extent fh:FILE:in:s datatype:DATATYPE:in:s extent:POLYDISPOFFSET:out:s\n"
     "150 MPI_File_get_type_extent_c fh:FILE:in:s datatype:DATATYPE:in:s extent:POLYDISPOFFSET:out:s\n"
     "151 MPI_File_get_view fh:FILE:in:s disp:OFFSET:out:s etype:DATATYPE:out:s filetype:DATATYPE:out:s datarep:STRING:out:s\n"
-    "152 MPI_File_iread fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "153 MPI_File_iread_c fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "154 MPI_File_iread_all fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "155 MPI_File_iread_all_c fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "156 MPI_File_iread_at fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "157 MPI_File_iread_at_c fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "158 MPI_File_iread_at_all fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "159 MPI_File_iread_at_all_c fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "160 MPI_File_iread_shared fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "161 MPI_File_iread_shared_c fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "162 MPI_File_iwrite fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "163 MPI_File_iwrite_c fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "164 MPI_File_iwrite_all fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "165 MPI_File_iwrite_all_c fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "166 MPI_File_iwrite_at fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "167 MPI_File_iwrite_at_c fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "168 MPI_File_iwrite_at_all fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "169 MPI_File_iwrite_at_all_c fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "170 MPI_File_iwrite_shared fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
-    "171 MPI_File_iwrite_shared_c fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request:REQUEST:out:s\n"
+    "152 MPI_File_iread fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "153 MPI_File_iread_c fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "154 MPI_File_iread_all fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "155 MPI_File_iread_all_c fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "156 MPI_File_iread_at fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "157 MPI_File_iread_at_c fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "158 MPI_File_iread_at_all fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "159 MPI_File_iread_at_all_c fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "160 MPI_File_iread_shared fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "161 MPI_File_iread_shared_c fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "162 MPI_File_iwrite fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "163 MPI_File_iwrite_c fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "164 MPI_File_iwrite_all fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "165 MPI_File_iwrite_all_c fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "166 MPI_File_iwrite_at fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "167 MPI_File_iwrite_at_c fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "168 MPI_File_iwrite_at_all fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "169 MPI_File_iwrite_at_all_c fh:FILE:in:s offset:OFFSET:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "170 MPI_File_iwrite_shared fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "171 MPI_File_iwrite_shared_c fh:FILE:in:s buf:BUFFER:in:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "172 MPI_File_open comm:COMMUNICATOR:in:s filename:STRING:in:s amode:ACCESS_MODE:in:s info:INFO:in:s fh:FILE:out:s\n"
     "173 MPI_File_preallocate fh:FILE:in:s size:OFFSET:in:s\n"
     "174 MPI_File_read fh:FILE:in:s buf:BUFFER:out:s count:POLYXFER_NUM_ELEM:in:s datatype:DATATYPE:in:s status:STATUS:out:st\n"
@@ -5764,12 +5764,12 @@ const char mpicheck_schema_text[] =
     "227 MPI_Free_mem base:BUFFER:in:s\n"
     "228 MPI_Gather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
     "229 MPI_Gather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
-    "230 MPI_Gather_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "231 MPI_Gather_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "230 MPI_Gather_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "231 MPI_Gather_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "232 MPI_Gatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
     "233 MPI_Gatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
-    "234 MPI_Gatherv_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "235 MPI_Gatherv_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "234 MPI_Gatherv_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "235 MPI_Gatherv_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "236 MPI_Get origin_addr:BUFFER:out:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s\n"
     "237 MPI_Get_c origin_addr:BUFFER:out:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s\n"
     "238 MPI_Get_accumulate origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s result_addr:BUFFER:out:s result_count:POLYXFER_NUM_ELEM_NNI:in:s result_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s\n"
@@ -5791,7 +5791,7 @@ const char mpicheck_schema_text[] =
     "254 MPI_Graph_neighbors_count comm:COMMUNICATOR:in:s rank:RANK:in:s nneighbors:ARRAY_LENGTH:out:s\n"
     "255 MPI_Graphdims_get comm:COMMUNICATOR:in:s nnodes:ARRAY_LENGTH:out:s nedges:ARRAY_LENGTH:out:s\n"
     "256 MPI_Grequest_complete request:REQUEST:in:s\n"
-    "257 MPI_Grequest_start query_fn:FUNCTION:in:s free_fn:FUNCTION:in:s cancel_fn:FUNCTION:in:s extra_state:EXTRA_STATE:in:s request:REQUEST:out:s\n"
+    "257 MPI_Grequest_start query_fn:FUNCTION:in:s free_fn:FUNCTION:in:s cancel_fn:FUNCTION:in:s extra_state:EXTRA_STATE:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "258 MPI_Group_c2f group:GROUP:in:s\n"
     "259 MPI_Group_compare group1:GROUP:in:s group2:GROUP:in:s result:GROUP_COMPARISON:out:s\n"
     "260 MPI_Group_difference group1:GROUP:in:s group2:GROUP:in:s newgroup:GROUP:out:s\n"
@@ -5809,42 +5809,42 @@ const char mpicheck_schema_text[] =
     "272 MPI_Group_toint group:GROUP:in:s\n"
     "273 MPI_Group_translate_ranks group1:GROUP:in:s n:ARRAY_LENGTH:in:s ranks1:RANK:in:a group2:GROUP:in:s ranks2:RANK:out:a\n"
     "274 MPI_Group_union group1:GROUP:in:s group2:GROUP:in:s newgroup:GROUP:out:s\n"
-    "275 MPI_Iallgather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "276 MPI_Iallgather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "277 MPI_Iallgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "278 MPI_Iallgatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "279 MPI_Iallreduce sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "280 MPI_Iallreduce_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "281 MPI_Ialltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "282 MPI_Ialltoall_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "283 MPI_Ialltoallv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "284 MPI_Ialltoallv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "285 MPI_Ialltoallw sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "286 MPI_Ialltoallw_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "287 MPI_Ibarrier comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "288 MPI_Ibcast buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "289 MPI_Ibcast_c buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "290 MPI_Ibsend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "291 MPI_Ibsend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "292 MPI_Iexscan sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "293 MPI_Iexscan_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "294 MPI_Igather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "295 MPI_Igather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "296 MPI_Igatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "297 MPI_Igatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "275 MPI_Iallgather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "276 MPI_Iallgather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "277 MPI_Iallgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "278 MPI_Iallgatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "279 MPI_Iallreduce sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "280 MPI_Iallreduce_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "281 MPI_Ialltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "282 MPI_Ialltoall_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "283 MPI_Ialltoallv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "284 MPI_Ialltoallv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "285 MPI_Ialltoallw sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "286 MPI_Ialltoallw_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "287 MPI_Ibarrier comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "288 MPI_Ibcast buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "289 MPI_Ibcast_c buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "290 MPI_Ibsend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "291 MPI_Ibsend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "292 MPI_Iexscan sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "293 MPI_Iexscan_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "294 MPI_Igather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "295 MPI_Igather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "296 MPI_Igatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "297 MPI_Igatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "298 MPI_Improbe source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s flag:LOGICAL:out:s message:MESSAGE:out:s status:STATUS:out:st\n"
-    "299 MPI_Imrecv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s message:MESSAGE:inout:s request:REQUEST:out:s\n"
-    "300 MPI_Imrecv_c buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s message:MESSAGE:inout:s request:REQUEST:out:s\n"
-    "301 MPI_Ineighbor_allgather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "302 MPI_Ineighbor_allgather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "303 MPI_Ineighbor_allgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "304 MPI_Ineighbor_allgatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "305 MPI_Ineighbor_alltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "306 MPI_Ineighbor_alltoall_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "307 MPI_Ineighbor_alltoallv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "308 MPI_Ineighbor_alltoallv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "309 MPI_Ineighbor_alltoallw sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "310 MPI_Ineighbor_alltoallw_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "299 MPI_Imrecv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s message:MESSAGE:inout:s request:REQUEST:out:s\n"
+    "300 MPI_Imrecv_c buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s request_address:REQUEST_ADDRESS:in:s message:MESSAGE:inout:s request:REQUEST:out:s\n"
+    "301 MPI_Ineighbor_allgather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "302 MPI_Ineighbor_allgather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "303 MPI_Ineighbor_allgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "304 MPI_Ineighbor_allgatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "305 MPI_Ineighbor_alltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "306 MPI_Ineighbor_alltoall_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "307 MPI_Ineighbor_alltoallv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "308 MPI_Ineighbor_alltoallv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "309 MPI_Ineighbor_alltoallw sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "310 MPI_Ineighbor_alltoallw_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "311 MPI_Info_c2f info:INFO:in:s\n"
     "312 MPI_Info_create info:INFO:out:s\n"
     "313 MPI_Info_create_env argc:ARGUMENT_COUNT:inout:s argv:ARGUMENT_LIST:inout:s info:INFO:out:s\n"
@@ -5867,31 +5867,31 @@ const char mpicheck_schema_text[] =
     "330 MPI_Intercomm_create_from_groups local_group:GROUP:in:s local_leader:RANK:in:s remote_group:GROUP:in:s remote_leader:RANK:in:s stringtag:STRING:in:s info:INFO:in:s errhandler:ERRHANDLER:in:s newintercomm:COMMUNICATOR:out:s\n"
     "331 MPI_Intercomm_merge intercomm:COMMUNICATOR:in:s high:LOGICAL:in:s newintracomm:COMMUNICATOR:out:s\n"
     "332 MPI_Iprobe source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s flag:LOGICAL:out:s status:STATUS:out:st\n"
-    "333 MPI_Irecv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "334 MPI_Irecv_c buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "335 MPI_Ireduce sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "336 MPI_Ireduce_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "337 MPI_Ireduce_scatter sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "338 MPI_Ireduce_scatter_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "339 MPI_Ireduce_scatter_block sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "340 MPI_Ireduce_scatter_block_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "341 MPI_Irsend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "342 MPI_Irsend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "333 MPI_Irecv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "334 MPI_Irecv_c buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "335 MPI_Ireduce sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "336 MPI_Ireduce_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "337 MPI_Ireduce_scatter sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "338 MPI_Ireduce_scatter_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "339 MPI_Ireduce_scatter_block sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "340 MPI_Ireduce_scatter_block_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "341 MPI_Irsend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "342 MPI_Irsend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "343 MPI_Is_thread_main flag:LOGICAL:out:s\n"
-    "344 MPI_Iscan sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "345 MPI_Iscan_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "346 MPI_Iscatter sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "347 MPI_Iscatter_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "348 MPI_Iscatterv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "349 MPI_Iscatterv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "350 MPI_Isend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "351 MPI_Isend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "352 MPI_Isendrecv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "353 MPI_Isendrecv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "354 MPI_Isendrecv_replace buf:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "355 MPI_Isendrecv_replace_c buf:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "356 MPI_Issend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "357 MPI_Issend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "344 MPI_Iscan sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "345 MPI_Iscan_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "346 MPI_Iscatter sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "347 MPI_Iscatter_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "348 MPI_Iscatterv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "349 MPI_Iscatterv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "350 MPI_Isend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "351 MPI_Isend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "352 MPI_Isendrecv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "353 MPI_Isendrecv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "354 MPI_Isendrecv_replace buf:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "355 MPI_Isendrecv_replace_c buf:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "356 MPI_Issend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "357 MPI_Issend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "358 MPI_Keyval_create copy_fn:FUNCTION:in:s delete_fn:FUNCTION:in:s keyval:KEYVAL:out:s extra_state:EXTRA_STATE2:in:s\n"
     "359 MPI_Keyval_free keyval:KEYVAL:inout:s\n"
     "360 MPI_Lookup_name service_name:STRING:in:s info:INFO:in:s port_name:STRING:out:s\n"
@@ -5904,24 +5904,24 @@ const char mpicheck_schema_text[] =
     "367 MPI_Mrecv_c buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s message:MESSAGE:inout:s status:STATUS:out:st\n"
     "368 MPI_Neighbor_allgather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
     "369 MPI_Neighbor_allgather_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
-    "370 MPI_Neighbor_allgather_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "371 MPI_Neighbor_allgather_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "370 MPI_Neighbor_allgather_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "371 MPI_Neighbor_allgather_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "372 MPI_Neighbor_allgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
     "373 MPI_Neighbor_allgatherv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
-    "374 MPI_Neighbor_allgatherv_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "375 MPI_Neighbor_allgatherv_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "374 MPI_Neighbor_allgatherv_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "375 MPI_Neighbor_allgatherv_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "376 MPI_Neighbor_alltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
     "377 MPI_Neighbor_alltoall_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
-    "378 MPI_Neighbor_alltoall_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "379 MPI_Neighbor_alltoall_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "378 MPI_Neighbor_alltoall_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "379 MPI_Neighbor_alltoall_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "380 MPI_Neighbor_alltoallv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
     "381 MPI_Neighbor_alltoallv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s\n"
-    "382 MPI_Neighbor_alltoallv_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "383 MPI_Neighbor_alltoallv_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "382 MPI_Neighbor_alltoallv_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "383 MPI_Neighbor_alltoallv_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "384 MPI_Neighbor_alltoallw sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s\n"
     "385 MPI_Neighbor_alltoallw_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s\n"
-    "386 MPI_Neighbor_alltoallw_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "387 MPI_Neighbor_alltoallw_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "386 MPI_Neighbor_alltoallw_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "387 MPI_Neighbor_alltoallw_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:DISPLACEMENT:in:a sendtypes:DATATYPE:in:a recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:DISPLACEMENT:in:a recvtypes:DATATYPE:in:a comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "388 MPI_Op_c2f op:OPERATION:in:s\n"
     "389 MPI_Op_commutative op:OPERATION:in:s commute:LOGICAL:out:s\n"
     "390 MPI_Op_create user_fn:POLYFUNCTION:in:s commute:LOGICAL:in:s op:OPERATION:out:s\n"
@@ -5944,33 +5944,33 @@ const char mpicheck_schema_text[] =
     "407 MPI_Pready partition:PARTITION:in:s request:REQUEST:in:s\n"
     "408 MPI_Pready_list length:ARRAY_LENGTH:in:s array_of_partitions:PARTITION:in:a request:REQUEST:in:s\n"
     "409 MPI_Pready_range partition_low:PARTITION:in:s partition_high:PARTITION:in:s request:REQUEST:in:s\n"
-    "410 MPI_Precv_init buf:BUFFER:in:s partitions:PARTITION:in:s count:XFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "410 MPI_Precv_init buf:BUFFER:in:s partitions:PARTITION:in:s count:XFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "411 MPI_Probe source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st\n"
-    "412 MPI_Psend_init buf:BUFFER:in:s partitions:PARTITION:in:s count:XFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "412 MPI_Psend_init buf:BUFFER:in:s partitions:PARTITION:in:s count:XFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "413 MPI_Publish_name service_name:STRING:in:s info:INFO:in:s port_name:STRING:in:s\n"
     "414 MPI_Put origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s\n"
     "415 MPI_Put_c origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s\n"
     "416 MPI_Query_thread provided:THREAD_LEVEL:out:s\n"
-    "417 MPI_Raccumulate origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s request:REQUEST:out:s\n"
-    "418 MPI_Raccumulate_c origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s request:REQUEST:out:s\n"
+    "417 MPI_Raccumulate origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "418 MPI_Raccumulate_c origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "419 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st\n"
     "420 MPI_Recv_c buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st\n"
-    "421 MPI_Recv_init buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "422 MPI_Recv_init_c buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "421 MPI_Recv_init buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "422 MPI_Recv_init_c buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "423 MPI_Reduce sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
     "424 MPI_Reduce_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
-    "425 MPI_Reduce_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "426 MPI_Reduce_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "425 MPI_Reduce_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "426 MPI_Reduce_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "427 MPI_Reduce_local inbuf:BUFFER:in:s inoutbuf:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s\n"
     "428 MPI_Reduce_local_c inbuf:BUFFER:in:s inoutbuf:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s\n"
     "429 MPI_Reduce_scatter sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
     "430 MPI_Reduce_scatter_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
     "431 MPI_Reduce_scatter_block sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
     "432 MPI_Reduce_scatter_block_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
-    "433 MPI_Reduce_scatter_block_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "434 MPI_Reduce_scatter_block_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "435 MPI_Reduce_scatter_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "436 MPI_Reduce_scatter_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "433 MPI_Reduce_scatter_block_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "434 MPI_Reduce_scatter_block_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "435 MPI_Reduce_scatter_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "436 MPI_Reduce_scatter_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "437 MPI_Register_datarep datarep:STRING:in:s read_conversion_fn:POLYFUNCTION:in:s write_conversion_fn:POLYFUNCTION:in:s dtype_file_extent_fn:FUNCTION:in:s extra_state:EXTRA_STATE:in:s\n"
     "438 MPI_Register_datarep_c datarep:STRING:in:s read_conversion_fn:POLYFUNCTION:in:s write_conversion_fn:POLYFUNCTION:in:s dtype_file_extent_fn:FUNCTION:in:s extra_state:EXTRA_STATE:in:s\n"
     "439 MPI_Remove_error_class errorclass:ERROR_CLASS:in:s\n"
@@ -5978,39 +5978,39 @@ const char mpicheck_schema_text[] =
     "441 MPI_Remove_error_string errorcode:ERROR_CODE:in:s\n"
     "442 MPI_Request_c2f request:REQUEST:in:s\n"
     "443 MPI_Request_f2c request:F90_REQUEST:in:s\n"
-    "444 MPI_Request_free request:REQUEST:inout:s\n"
+    "444 MPI_Request_free request_address:REQUEST_ADDRESS:in:s request:REQUEST:inout:s\n"
     "445 MPI_Request_fromint request:KEY_INDEX:in:s\n"
     "446 MPI_Request_get_status request:REQUEST:in:s flag:LOGICAL:out:s status:STATUS:out:st\n"
-    "447 MPI_Request_get_status_all count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:in:a flag:LOGICAL:out:s array_of_statuses:STATUS:out:sa\n"
-    "448 MPI_Request_get_status_any count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:in:a index:INDEX:out:s flag:LOGICAL:out:s status:STATUS:out:st\n"
-    "449 MPI_Request_get_status_some incount:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:in:a outcount:ARRAY_LENGTH:out:s array_of_indices:INDEX:out:a array_of_statuses:STATUS:out:sa\n"
+    "447 MPI_Request_get_status_all count:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:in:a flag:LOGICAL:out:s array_of_statuses:STATUS:out:sa\n"
+    "448 MPI_Request_get_status_any count:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:in:a index:INDEX:out:s flag:LOGICAL:out:s status:STATUS:out:st\n"
+    "449 MPI_Request_get_status_some incount:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:in:a outcount:ARRAY_LENGTH:out:s array_of_indices:INDEX:out:a array_of_statuses:STATUS:out:sa\n"
     "450 MPI_Request_toint request:REQUEST:in:s\n"
-    "451 MPI_Rget origin_addr:BUFFER:out:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s request:REQUEST:out:s\n"
-    "452 MPI_Rget_c origin_addr:BUFFER:out:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s request:REQUEST:out:s\n"
-    "453 MPI_Rget_accumulate origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s result_addr:BUFFER:out:s result_count:POLYXFER_NUM_ELEM_NNI:in:s result_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s request:REQUEST:out:s\n"
-    "454 MPI_Rget_accumulate_c origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s result_addr:BUFFER:out:s result_count:POLYXFER_NUM_ELEM_NNI:in:s result_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s request:REQUEST:out:s\n"
-    "455 MPI_Rput origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s request:REQUEST:out:s\n"
-    "456 MPI_Rput_c origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s request:REQUEST:out:s\n"
+    "451 MPI_Rget origin_addr:BUFFER:out:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "452 MPI_Rget_c origin_addr:BUFFER:out:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "453 MPI_Rget_accumulate origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s result_addr:BUFFER:out:s result_count:POLYXFER_NUM_ELEM_NNI:in:s result_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "454 MPI_Rget_accumulate_c origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s result_addr:BUFFER:out:s result_count:POLYXFER_NUM_ELEM_NNI:in:s result_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "455 MPI_Rput origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "456 MPI_Rput_c origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "457 MPI_Rsend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n"
     "458 MPI_Rsend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n"
-    "459 MPI_Rsend_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "460 MPI_Rsend_init_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "459 MPI_Rsend_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "460 MPI_Rsend_init_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "461 MPI_Scan sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
     "462 MPI_Scan_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s\n"
-    "463 MPI_Scan_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "464 MPI_Scan_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "463 MPI_Scan_init sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "464 MPI_Scan_init_c sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "465 MPI_Scatter sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
     "466 MPI_Scatter_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
-    "467 MPI_Scatter_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "468 MPI_Scatter_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "467 MPI_Scatter_init sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "468 MPI_Scatter_init_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "469 MPI_Scatterv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
     "470 MPI_Scatterv_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s\n"
-    "471 MPI_Scatterv_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
-    "472 MPI_Scatterv_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s\n"
+    "471 MPI_Scatterv_init sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "472 MPI_Scatterv_init_c sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "473 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n"
     "474 MPI_Send_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n"
-    "475 MPI_Send_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "476 MPI_Send_init_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
+    "475 MPI_Send_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "476 MPI_Send_init_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "477 MPI_Sendrecv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st\n"
     "478 MPI_Sendrecv_c sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st\n"
     "479 MPI_Sendrecv_replace buf:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s sendtag:TAG:in:s source:RANK:in:s recvtag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st\n"
@@ -6031,16 +6031,16 @@ const char mpicheck_schema_text[] =
     "494 MPI_Session_get_nth_pset session:SESSION:in:s info:INFO:in:s n:INDEX:in:s pset_len:STRING_LENGTH:inout:s pset_name:STRING:out:s\n"
     "495 MPI_Session_get_num_psets session:SESSION:in:s info:INFO:in:s npset_names:ARRAY_LENGTH_NNI:out:s\n"
     "496 MPI_Session_get_pset_info session:SESSION:in:s pset_name:STRING:in:s info:INFO:out:s\n"
-    "497 MPI_Session_iflush_buffer session:SESSION:in:s request:REQUEST:out:s\n"
+    "497 MPI_Session_iflush_buffer session:SESSION:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
     "498 MPI_Session_init info:INFO:in:s errhandler:ERRHANDLER:in:s session:SESSION:out:s\n"
     "499 MPI_Session_set_errhandler session:SESSION:in:s errhandler:ERRHANDLER:in:s\n"
     "500 MPI_Session_toint session:SESSION:in:s\n"
     "501 MPI_Ssend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n"
     "502 MPI_Ssend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n"
-    "503 MPI_Ssend_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "504 MPI_Ssend_init_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n"
-    "505 MPI_Start request:REQUEST:inout:s\n"
-    "506 MPI_Startall count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a\n"
+    "503 MPI_Ssend_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "504 MPI_Ssend_init_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request_address:REQUEST_ADDRESS:in:s request:REQUEST:out:s\n"
+    "505 MPI_Start request_address:REQUEST_ADDRESS:in:s request:REQUEST:inout:s\n"
+    "506 MPI_Startall count:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:inout:a\n"
     "507 MPI_Status_c2f c_status:STATUS:in:st f_status:F90_STATUS:out:s\n"
     "508 MPI_Status_c2f08 c_status:STATUS:in:st f08_status:F08_STATUS:out:s\n"
     "509 MPI_Status_f082c f08_status:F08_STATUS:in:s c_status:STATUS:out:st\n"
@@ -6108,11 +6108,11 @@ const char mpicheck_schema_text[] =
     "571 MPI_T_source_get_info source_index:SOURCE_INDEX:in:s name:STRING:out:s name_len:STRING_LENGTH:inout:s desc:STRING:out:s desc_len:STRING_LENGTH:inout:s ordering:SOURCE_ORDERING:out:s ticks_per_second:TOOLS_TICK_COUNT:out:s max_ticks:TOOLS_TICK_COUNT:out:s info:INFO:out:s\n"
     "572 MPI_T_source_get_num num_sources:SOURCE_INDEX:out:s\n"
     "573 MPI_T_source_get_timestamp source_index:SOURCE_INDEX:in:s timestamp:TOOLS_TICK_COUNT:out:s\n"
-    "574 MPI_Test request:REQUEST:inout:s flag:LOGICAL:out:s status:STATUS:out:st\n"
+    "574 MPI_Test request_address:REQUEST_ADDRESS:in:s request:REQUEST:inout:s flag:LOGICAL:out:s status:STATUS:out:st\n"
     "575 MPI_Test_cancelled status:STATUS:in:st flag:LOGICAL:out:s\n"
-    "576 MPI_Testall count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a flag:LOGICAL:out:s array_of_statuses:STATUS:out:sa\n"
-    "577 MPI_Testany count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a index:INDEX:out:s flag:LOGICAL:out:s status:STATUS:out:st\n"
-    "578 MPI_Testsome incount:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a outcount:ARRAY_LENGTH:out:s array_of_indices:INDEX:out:a array_of_statuses:STATUS:out:sa\n"
+    "576 MPI_Testall count:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:inout:a flag:LOGICAL:out:s array_of_statuses:STATUS:out:sa\n"
+    "577 MPI_Testany count:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:inout:a index:INDEX:out:s flag:LOGICAL:out:s status:STATUS:out:st\n"
+    "578 MPI_Testsome incount:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:inout:a outcount:ARRAY_LENGTH:out:s array_of_indices:INDEX:out:a array_of_statuses:STATUS:out:sa\n"
     "579 MPI_Topo_test comm:COMMUNICATOR:in:s status:TOPOLOGY_TYPE:out:s\n"
     "580 MPI_Type_c2f datatype:DATATYPE:in:s\n"
     "581 MPI_Type_commit datatype:DATATYPE:inout:s\n"
@@ -6173,10 +6173,10 @@ const char mpicheck_schema_text[] =
     "636 MPI_Unpack_external datarep:STRING:in:s inbuf:BUFFER:in:s insize:POLYDTYPE_PACK_SIZE:in:s position:POLYLOCATION:inout:s outbuf:BUFFER:out:s outcount:POLYDTYPE_NUM_ELEM:in:s datatype:DATATYPE:in:s\n"
     "637 MPI_Unpack_external_c datarep:STRING:in:s inbuf:BUFFER:in:s insize:POLYDTYPE_PACK_SIZE:in:s position:POLYLOCATION:inout:s outbuf:BUFFER:out:s outcount:POLYDTYPE_NUM_ELEM:in:s datatype:DATATYPE:in:s\n"
     "638 MPI_Unpublish_name service_name:STRING:in:s info:INFO:in:s port_name:STRING:in:s\n"
-    "639 MPI_Wait request:REQUEST:inout:s status:STATUS:out:st\n"
-    "640 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa\n"
-    "641 MPI_Waitany count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a index:INDEX:out:s status:STATUS:out:st\n"
-    "642 MPI_Waitsome incount:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a outcount:ARRAY_LENGTH:out:s array_of_indices:INDEX:out:a array_of_statuses:STATUS:out:sa\n"
+    "639 MPI_Wait request_address:REQUEST_ADDRESS:in:s request:REQUEST:inout:s status:STATUS:out:st\n"
+    "640 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa\n"
+    "641 MPI_Waitany count:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:inout:a index:INDEX:out:s status:STATUS:out:st\n"
+    "642 MPI_Waitsome incount:ARRAY_LENGTH_NNI:in:s array_of_requests_address:REQUEST_ADDRESS:in:s array_of_requests:REQUEST:inout:a outcount:ARRAY_LENGTH:out:s array_of_indices:INDEX:out:a array_of_statuses:STATUS:out:sa\n"
     "643 MPI_Win_allocate size:WINDOW_SIZE:in:s disp_unit:POLYRMA_DISPLACEMENT:in:s info:INFO:in:s comm:COMMUNICATOR:in:s baseptr:C_BUFFER:out:s win:WINDOW:out:s\n"
     "644 MPI_Win_allocate_c size:WINDOW_SIZE:in:s disp_unit:POLYRMA_DISPLACEMENT:in:s info:INFO:in:s comm:COMMUNICATOR:in:s baseptr:C_BUFFER:out:s win:WINDOW:out:s\n"
     "645 MPI_Win_allocate_shared size:WINDOW_SIZE:in:s disp_unit:POLYRMA_DISPLACEMENT:in:s info:INFO:in:s comm:COMMUNICATOR:in:s baseptr:C_BUFFER:out:s win:WINDOW:out:s\n"
@@ -6314,14 +6314,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgather_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgather_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgatherv
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -6334,14 +6334,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgatherv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgatherv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alloc_mem
     MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Info), 8u,
@@ -6359,14 +6359,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allreduce_init
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allreduce_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoall
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -6379,14 +6379,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoall_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoall_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallv
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -6399,14 +6399,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallw
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -6419,14 +6419,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallw_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallw_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Attr_delete
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
@@ -6449,9 +6449,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Barrier_init
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Bcast
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -6464,14 +6464,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Bcast_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Bcast_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Bsend
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -6484,14 +6484,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Bsend_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Bsend_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Buffer_attach
     8u, MPICHECK_WIDTH(int),
@@ -6514,14 +6514,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Buffer_iflush
-    MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8,
+    8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Cancel
-    MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8,
+    8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Cart_coords
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
@@ -6714,19 +6714,19 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Comm_idup
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Comm_idup_with_info
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Comm_iflush_buffer
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+#ifdef MPICHECK_HAVE_MPI_Comm_idup_with_info
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8,
+    8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Comm_iflush_buffer
+    MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Comm_join
     MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -6879,14 +6879,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Exscan_init
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Exscan_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Fetch_and_op
     8u, 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win),
@@ -6989,104 +6989,104 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_c
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_all
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_all_c
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_at
-    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_at_c
-    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_at_all
-    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_at_all_c
-    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_shared
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iread_shared_c
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite_c
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite_all
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite_all_c
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite_at
-    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite_at_c
-    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite_at_all
-    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite_at_all_c
-    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), MPICHECK_WIDTH(MPI_Offset), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_File_iwrite_shared
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8, 8, 8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_File_iwrite_shared
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8,
-#endif
 #ifdef MPICHECK_HAVE_MPI_File_iwrite_shared_c
-    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_File), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_File_open
     MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_File),
@@ -7374,14 +7374,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gather_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gather_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gatherv
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -7394,14 +7394,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gatherv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gatherv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Get
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win),
@@ -7509,9 +7509,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Grequest_start
-    8u, 8u, 8u, 8u, MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, 8u, 8u, 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_c2f
     MPICHECK_WIDTH(MPI_Group),
@@ -7599,119 +7599,119 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallgather
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallgather_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallgatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallgatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallreduce
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallreduce_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ialltoall
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ialltoall_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ialltoallv
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ialltoallv_c
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ialltoallw
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ialltoallw_c
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ibarrier
+    MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ibcast
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ibcast_c
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ibsend
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Ialltoallv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Ialltoallv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Ialltoallw
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Ialltoallw_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Ibarrier
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Ibcast
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Ibcast_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Ibsend
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8,
-#endif
 #ifdef MPICHECK_HAVE_MPI_Ibsend_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iexscan
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iexscan_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Igather
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Igather_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Igatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Igatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Improbe
     MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Message),
@@ -7719,64 +7719,64 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Imrecv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Message), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Message), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Imrecv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Message), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Message), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_allgather
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_allgather_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_allgatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_allgatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoall
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoall
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8, 8,
-#endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoall_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoallv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoallv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoallw
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoallw_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Info_c2f
     MPICHECK_WIDTH(MPI_Info),
@@ -7889,54 +7889,54 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Irecv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Irecv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ireduce
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ireduce_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Ireduce_scatter
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Ireduce_scatter
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8,
-#endif
 #ifdef MPICHECK_HAVE_MPI_Ireduce_scatter_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ireduce_scatter_block
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ireduce_scatter_block_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Irsend
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Irsend_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Is_thread_main
     MPICHECK_WIDTH(int),
@@ -7944,74 +7944,74 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iscan
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iscan_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iscatter
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iscatter_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iscatterv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iscatterv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Isend
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Isend_c
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Isendrecv
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Isendrecv_c
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Isendrecv_replace
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Isend
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Isend_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Isendrecv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Isendrecv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Isendrecv_replace
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
-#else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
-#endif
 #ifdef MPICHECK_HAVE_MPI_Isendrecv_replace_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Issend
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Issend_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Keyval_create
     8u, 8u, MPICHECK_WIDTH(int), 8u,
@@ -8074,14 +8074,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgather_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgather_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgatherv
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -8094,14 +8094,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgatherv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgatherv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoall
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -8114,14 +8114,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoall_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoall_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallv
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -8134,14 +8134,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallw
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -8154,14 +8154,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallw_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallw_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Op_c2f
     MPICHECK_WIDTH(MPI_Op),
@@ -8274,9 +8274,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Precv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Probe
     MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8284,9 +8284,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Psend_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Publish_name
     8u, MPICHECK_WIDTH(MPI_Info), 8u,
@@ -8309,14 +8309,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Raccumulate
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Raccumulate_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Recv
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8329,14 +8329,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Recv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Recv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce
     8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8349,14 +8349,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_init
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_local
     8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op),
@@ -8389,24 +8389,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter_block_init
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter_block_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter_init
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Register_datarep
     8u, 8u, 8u, 8u, 8u,
@@ -8444,9 +8444,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Request_free
-    MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8,
+    8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Request_fromint
     MPICHECK_WIDTH(int),
@@ -8459,19 +8459,19 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Request_get_status_all
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Request_get_status_any
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Request_get_status_some
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Request_toint
     MPICHECK_WIDTH(MPI_Request),
@@ -8479,34 +8479,34 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rget
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rget_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rget_accumulate
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rget_accumulate_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Win), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rput
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rput_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rsend
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8519,14 +8519,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rsend_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Rsend_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scan
     8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm),
@@ -8539,14 +8539,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scan_init
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scan_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatter
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8559,14 +8559,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatter_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatter_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatterv
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8579,14 +8579,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatterv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatterv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Send
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8599,14 +8599,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Send_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Send_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Sendrecv
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8709,9 +8709,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Session_iflush_buffer
-    MPICHECK_WIDTH(MPI_Session), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(MPI_Session), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Session_init
     MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Errhandler), MPICHECK_WIDTH(MPI_Session),
@@ -8739,24 +8739,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ssend_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ssend_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Start
-    MPICHECK_WIDTH(MPI_Request),
-#else
-    8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Startall
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Startall
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request),
+#else
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Status_c2f
     8u,
@@ -9089,9 +9089,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Test
-    MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
+    8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Test_cancelled
     MPICHECK_WIDTH(int),
@@ -9099,19 +9099,19 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Testall
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Testany
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Testsome
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Topo_test
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
@@ -9414,24 +9414,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Wait
-    MPICHECK_WIDTH(MPI_Request),
-#else
-    8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Waitall
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Waitany
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
+#ifdef MPICHECK_HAVE_MPI_Waitall
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request),
 #else
     8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Waitsome
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#ifdef MPICHECK_HAVE_MPI_Waitany
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
 #else
     8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Waitsome
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#else
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Win_allocate
     MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Win),
@@ -9660,9 +9660,9 @@ const unsigned char mpicheck_schema_widths[] = {
 #endif
     8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 };
-const uint32_t mpicheck_schema_scalars = 3093;
-_Static_assert(sizeof(mpicheck_schema_widths) == 3093, "one width per scalar field");
-char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 3093 + 74];
+const uint32_t mpicheck_schema_scalars = 3256;
+_Static_assert(sizeof(mpicheck_schema_widths) == 3256, "one width per scalar field");
+char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 3256 + 74];
 const uint16_t mpicheck_sync_id = 692;
 const uint16_t mpicheck_access_id = 693;
 const uint16_t mpicheck_buffers_id = 694;
@@ -10236,7 +10236,7 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(16, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -10252,9 +10252,10 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -10283,7 +10284,7 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(17, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -10299,9 +10300,10 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -10424,7 +10426,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(20, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -10447,6 +10449,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -10480,7 +10483,7 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(21, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -10503,6 +10506,7 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -10639,7 +10643,7 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(25, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -10654,9 +10658,10 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -10685,7 +10690,7 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(26, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -10700,9 +10705,10 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -10805,7 +10811,7 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(29, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -10821,9 +10827,10 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -10852,7 +10859,7 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(30, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -10868,9 +10875,10 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -11013,7 +11021,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(33, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11043,6 +11051,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -11078,7 +11087,7 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(34, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11108,6 +11117,7 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -11271,7 +11281,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(37, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11307,6 +11317,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -11344,7 +11355,7 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(38, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11380,6 +11391,7 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -11544,7 +11556,7 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(43, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11554,9 +11566,10 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -11652,7 +11665,7 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(46, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11667,9 +11680,10 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -11698,7 +11712,7 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(47, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11713,9 +11727,10 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -11816,7 +11831,7 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(50, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11830,9 +11845,10 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -11858,7 +11874,7 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(51, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -11872,9 +11888,10 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -12064,7 +12081,7 @@ int MPI_Buffer_iflush(MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(57, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -12072,9 +12089,10 @@ int MPI_Buffer_iflush(MPI_Request* request)
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0);
+        mpicheck_in = (uint32_t)(0 + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -12098,15 +12116,16 @@ int MPI_Cancel(MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(58, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
-        mpicheck_in = (uint32_t)MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request));
+        mpicheck_in = (uint32_t)MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Request));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -13513,7 +13532,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(97, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -13523,9 +13542,10 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_newcomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u);
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -13552,7 +13572,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(98, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -13563,9 +13583,10 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_newcomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -13592,7 +13613,7 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(99, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -13601,9 +13622,10 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -14765,7 +14787,7 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(130, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -14780,9 +14802,10 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -14811,7 +14834,7 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(131, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -14826,9 +14849,10 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15552,7 +15576,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(152, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15564,9 +15588,10 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15590,7 +15615,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(153, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15602,9 +15627,10 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15628,7 +15654,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(154, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15640,9 +15666,10 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15666,7 +15693,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(155, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15678,9 +15705,10 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15704,7 +15732,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(156, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15717,9 +15745,10 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15743,7 +15772,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(157, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15756,9 +15785,10 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15782,7 +15812,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(158, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15795,9 +15825,10 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15821,7 +15852,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(159, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15834,9 +15865,10 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15860,7 +15892,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(160, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15872,9 +15904,10 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15898,7 +15931,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(161, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15910,9 +15943,10 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15936,7 +15970,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(162, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15948,9 +15982,10 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -15974,7 +16009,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(163, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -15986,9 +16021,10 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -16012,7 +16048,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(164, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -16024,9 +16060,10 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -16050,7 +16087,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(165, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -16062,9 +16099,10 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -16088,7 +16126,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(166, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -16101,9 +16139,10 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -16127,7 +16166,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(167, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -16140,9 +16179,10 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -16166,7 +16206,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(168, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -16179,9 +16219,10 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -16205,7 +16246,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(169, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -16218,9 +16259,10 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -16244,7 +16286,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(170, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -16256,9 +16298,10 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -16282,7 +16325,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(171, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -16294,9 +16337,10 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -18456,7 +18500,7 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(230, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -18473,9 +18517,10 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -18504,7 +18549,7 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(231, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -18521,9 +18566,10 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -18648,7 +18694,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(234, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -18672,6 +18718,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -18705,7 +18752,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(235, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -18729,6 +18776,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -19575,7 +19623,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + 8u + 8u + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + 8u + 8u + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(257, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -19587,9 +19635,10 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(free_fn));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(cancel_fn));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(extra_state));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + 8u + 8u);
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + 8u + 8u + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20228,7 +20277,7 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(275, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20243,9 +20292,10 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20271,7 +20321,7 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(276, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20286,9 +20336,10 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20316,7 +20367,7 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(277, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20338,6 +20389,7 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -20368,7 +20420,7 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(278, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20390,6 +20442,7 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -20418,7 +20471,7 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(279, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20432,9 +20485,10 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20460,7 +20514,7 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(280, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20474,9 +20528,10 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20502,7 +20557,7 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(281, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20517,9 +20572,10 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20545,7 +20601,7 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(282, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20560,9 +20616,10 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20592,7 +20649,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(283, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20621,6 +20678,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -20653,7 +20711,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(284, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20682,6 +20740,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -20716,7 +20775,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(285, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20751,6 +20810,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -20785,7 +20845,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(286, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20820,6 +20880,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -20848,7 +20909,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(287, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20857,9 +20918,10 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20883,7 +20945,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(288, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20897,9 +20959,10 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20925,7 +20988,7 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(289, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20939,9 +21002,10 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -20967,7 +21031,7 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(290, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -20981,9 +21045,10 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21009,7 +21074,7 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(291, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21023,9 +21088,10 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21051,7 +21117,7 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(292, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21065,9 +21131,10 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21093,7 +21160,7 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(293, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21107,9 +21174,10 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21135,7 +21203,7 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(294, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21151,9 +21219,10 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21179,7 +21248,7 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(295, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21195,9 +21264,10 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21225,7 +21295,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(296, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21248,6 +21318,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -21278,7 +21349,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(297, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21301,6 +21372,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -21371,7 +21443,7 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(299, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21383,10 +21455,11 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Message), (message ? MPICHECK_W(*message) : 0));
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Message));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21413,7 +21486,7 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(300, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21425,10 +21498,11 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Message), (message ? MPICHECK_W(*message) : 0));
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Message));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         (void)mpicheck_p;
@@ -21455,7 +21529,7 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(301, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21470,9 +21544,10 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21498,7 +21573,7 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(302, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21513,9 +21588,10 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21543,7 +21619,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(303, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21565,6 +21641,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -21595,7 +21672,7 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(304, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21617,6 +21694,7 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -21645,7 +21723,7 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(305, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21660,9 +21738,10 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21688,7 +21767,7 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(306, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21703,9 +21782,10 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -21735,7 +21815,7 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(307, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21764,6 +21844,7 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -21796,7 +21877,7 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(308, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21825,6 +21906,7 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -21859,7 +21941,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(309, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21894,6 +21976,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -21928,7 +22011,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(310, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -21963,6 +22046,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
         mpicheck_p = (unsigned char *)mpicheck_q;
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -22759,7 +22843,7 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(333, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -22773,9 +22857,10 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -22801,7 +22886,7 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(334, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -22815,9 +22900,10 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -22843,7 +22929,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(335, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -22858,9 +22944,10 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -22886,7 +22973,7 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(336, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -22901,9 +22988,10 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -22930,7 +23018,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(337, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -22947,6 +23035,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -22976,7 +23065,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(338, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -22993,6 +23082,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -23021,7 +23111,7 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(339, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23035,9 +23125,10 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23063,7 +23154,7 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(340, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23077,9 +23168,10 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23105,7 +23197,7 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(341, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23119,9 +23211,10 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23147,7 +23240,7 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(342, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23161,9 +23254,10 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23217,7 +23311,7 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(344, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23231,9 +23325,10 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23259,7 +23354,7 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(345, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23273,9 +23368,10 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23301,7 +23397,7 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(346, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23317,9 +23413,10 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23345,7 +23442,7 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(347, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23361,9 +23458,10 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23391,7 +23489,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(348, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23414,6 +23512,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -23444,7 +23543,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(349, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23467,6 +23566,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -23495,7 +23595,7 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(350, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23509,9 +23609,10 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23537,7 +23638,7 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(351, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23551,9 +23652,10 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23579,7 +23681,7 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(352, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23598,9 +23700,10 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23624,7 +23727,7 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(353, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23643,9 +23746,10 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23669,7 +23773,7 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(354, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23686,9 +23790,10 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23712,7 +23817,7 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(355, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23729,9 +23834,10 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23755,7 +23861,7 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(356, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23769,9 +23875,10 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -23797,7 +23904,7 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(357, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -23811,9 +23918,10 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -24269,7 +24377,7 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(370, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -24285,9 +24393,10 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -24316,7 +24425,7 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(371, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -24332,9 +24441,10 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -24457,7 +24567,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(374, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -24480,6 +24590,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -24513,7 +24624,7 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(375, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -24536,6 +24647,7 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -24641,7 +24753,7 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(378, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -24657,9 +24769,10 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -24688,7 +24801,7 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(379, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -24704,9 +24817,10 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -24849,7 +24963,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(382, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -24879,6 +24993,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -24914,7 +25029,7 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(383, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -24944,6 +25059,7 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -25107,7 +25223,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(386, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -25143,6 +25259,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -25180,7 +25297,7 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(387, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -25216,6 +25333,7 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -26014,7 +26132,7 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(410, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26030,9 +26148,10 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26095,7 +26214,7 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(412, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26111,9 +26230,10 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26278,7 +26398,7 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(417, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26295,9 +26415,10 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26323,7 +26444,7 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(418, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26340,9 +26461,10 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26452,7 +26574,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(421, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26466,9 +26588,10 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26494,7 +26617,7 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(422, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26508,9 +26631,10 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26610,7 +26734,7 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(425, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26626,9 +26750,10 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26657,7 +26782,7 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(426, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26673,9 +26798,10 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26928,7 +27054,7 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(433, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26943,9 +27069,10 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -26974,7 +27101,7 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(434, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -26989,9 +27116,10 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -27021,7 +27149,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(435, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27039,6 +27167,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -27071,7 +27200,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(436, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27089,6 +27218,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -27345,7 +27475,7 @@ int MPI_Request_free(MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(444, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27353,10 +27483,11 @@ int MPI_Request_free(MPI_Request* request)
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -27462,7 +27593,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
     if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses)));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses)));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(447, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27472,6 +27603,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -27513,7 +27645,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS);
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS);
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(448, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27524,6 +27656,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -27569,7 +27702,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
     if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses)));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses)));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(449, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27580,6 +27713,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -27653,7 +27787,7 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(451, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27669,9 +27803,10 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -27697,7 +27832,7 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(452, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27713,9 +27848,10 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -27741,7 +27877,7 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(453, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27761,9 +27897,10 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -27791,7 +27928,7 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(454, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27811,9 +27948,10 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Win) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -27841,7 +27979,7 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(455, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27857,9 +27995,10 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -27885,7 +28024,7 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(456, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -27901,9 +28040,10 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(target_count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(target_datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Win), MPICHECK_W(win));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Win) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -28001,7 +28141,7 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(459, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28015,9 +28155,10 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -28043,7 +28184,7 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(460, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28057,9 +28198,10 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -28157,7 +28299,7 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(463, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28172,9 +28314,10 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -28203,7 +28346,7 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(464, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28218,9 +28361,10 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -28325,7 +28469,7 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(467, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28342,9 +28486,10 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -28373,7 +28518,7 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(468, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28390,9 +28535,10 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -28517,7 +28663,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(471, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28541,6 +28687,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -28574,7 +28721,7 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(472, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28598,6 +28745,7 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_request - (unsigned char *)mpicheck_w);
@@ -28701,7 +28849,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(475, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28715,9 +28863,10 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -28743,7 +28892,7 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(476, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -28757,9 +28906,10 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -29509,7 +29659,7 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Session) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Session) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(497, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -29518,9 +29668,10 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Session), MPICHECK_W(session));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Session));
+        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Session) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -29715,7 +29866,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(503, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -29729,9 +29880,10 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -29757,7 +29909,7 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(504, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -29771,9 +29923,10 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dest));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + 8u);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -29799,7 +29952,7 @@ int MPI_Start(MPI_Request* request)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request));
+    uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(505, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -29807,10 +29960,11 @@ int MPI_Start(MPI_Request* request)
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);
@@ -29837,7 +29991,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(506, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -29846,6 +30000,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -32334,13 +32489,14 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_request = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -32419,7 +32575,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
     if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -32427,6 +32583,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -32472,7 +32629,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
@@ -32481,6 +32638,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -32530,7 +32688,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
     if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
     unsigned char *mpicheck_o_array_of_indices = NULL;
@@ -32539,6 +32697,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -34958,7 +35117,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 1 * 8 * MPICHECK_STATUS_WORDS);
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 1 * 8 * MPICHECK_STATUS_WORDS);
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(639, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -34967,10 +35126,11 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(request));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
-        mpicheck_in = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Request));
+        mpicheck_in = (uint32_t)(0 + 8u + MPICHECK_WIDTH(MPI_Request));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
@@ -35007,7 +35167,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
     if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses)));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses)));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(640, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -35017,6 +35177,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -35061,7 +35222,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS);
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS);
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(641, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -35072,6 +35233,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;
@@ -35120,7 +35282,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
     if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
-    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses)));
+    uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses)));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(642, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
     uint8_t *mpicheck_r = NULL;
@@ -35132,6 +35294,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
+        MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_requests));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
         mpicheck_p = (unsigned char *)mpicheck_q;

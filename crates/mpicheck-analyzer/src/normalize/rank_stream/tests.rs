@@ -306,6 +306,208 @@ fn one_shared_handle_for_sends_completed_at_once_names_each_request() {
     assert_eq!(waited, started);
 }
 
+/// A trace of rank 0 whose calls record the addresses of their request variables (format
+/// of the wrappers that write `request_address`, `array_of_requests_address`), MPICH's
+/// handles of `width` bytes in arrays (MPICH 4, Open MPI 8).
+fn addressed_trace(width: u8, calls: Vec<CallRecord>) -> Trace {
+    let schema = format!(
+        "\
+0 MPI_Isend buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4 request_address:REQUEST_ADDRESS:in:s8 request:REQUEST:out:s4
+1 MPI_Wait request_address:REQUEST_ADDRESS:in:s8 request:REQUEST:inout:s4 status:STATUS:out:st3
+2 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s4 array_of_requests_address:REQUEST_ADDRESS:in:s8 array_of_requests:REQUEST:inout:a{width} array_of_statuses:STATUS:out:sa3
+3 MPI_Request_free request_address:REQUEST_ADDRESS:in:s8 request:REQUEST:inout:s4
+"
+    );
+    let constants = [
+        ("MPI_COMM_WORLD", WORLD),
+        ("MPI_REQUEST_NULL", REQUEST_NULL),
+        ("MPI_UNDEFINED", -32766),
+        ("DATATYPE.MPI_INT", INT),
+        ("DATATYPE_SIZE.MPI_INT", 4),
+    ];
+    mpicheck_trace::builder::decoded_trace(
+        0,
+        1,
+        mpicheck_trace::state::INITIALIZED | mpicheck_trace::state::EXITED,
+        &schema,
+        &constants,
+        calls,
+    )
+}
+
+/// MPICH's handle of every send that completed at once.
+const SHARED: i64 = 0x6c000001;
+
+/// `MPI_Isend` of tag `tag` whose handle MPI wrote to the variable at `address`.
+fn addressed_isend(tag: i64, address: i64, handle: i64) -> CallRecord {
+    call(
+        0,
+        vec![0x1000 * tag, 4, INT, 0, tag, WORLD, address, handle],
+        true,
+        40 + tag as u64,
+    )
+}
+
+/// `MPI_Wait` on the variable at `address` holding `handle`.
+fn addressed_wait(address: i64, handle: i64) -> CallRecord {
+    call(1, vec![address, handle, REQUEST_NULL, 0, 0, 0, 0], true, 60)
+}
+
+/// `MPI_Waitall` on the `handles` of the array at `address`.
+fn addressed_waitall(address: i64, handles: &[i64]) -> CallRecord {
+    let n = handles.len() as i64;
+    let mut words = vec![n, address, n];
+    words.extend(handles);
+    words.push(n);
+    words.extend(handles.iter().map(|_| REQUEST_NULL));
+    words.push(n);
+    words.extend(handles.iter().flat_map(|_| [0; 4]));
+    call(2, words, true, 70)
+}
+
+/// The requests of the sends among `events`, in order, and the requests each wait names.
+fn sends_and_waits(events: &[Event]) -> (Vec<ReqId>, Vec<Vec<Option<ReqId>>>) {
+    let mut sends = Vec::new();
+    let mut waits = Vec::new();
+    for event in events {
+        match &event.op {
+            Op::Send {
+                blocking: Blocking::Nonblocking(r),
+                ..
+            } => sends.push(*r),
+            Op::Wait { requests, .. } => waits.push(requests.to_vec()),
+            Op::RequestFree { request } => waits.push(vec![Some(*request)]),
+            op => panic!("{op:?}"),
+        }
+    }
+    (sends, waits)
+}
+
+#[test]
+fn a_wait_names_the_request_of_a_shared_handle_written_to_its_variable() {
+    // Isend(&r[0]); Isend(&r[1]); Wait(&r[1]); Wait(&r[0]), both handles the shared one:
+    // by handle value alone the first wait named the older send.
+    let r = 0x7ffc_1000;
+    let rank0 = addressed_trace(
+        4,
+        vec![
+            addressed_isend(1, r, SHARED),
+            addressed_isend(2, r + 4, SHARED),
+            addressed_wait(r + 4, SHARED),
+            addressed_wait(r, SHARED),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let (sends, waits) = sends_and_waits(&run.ranks[0].events);
+    assert_eq!(waits, [[Some(sends[1])], [Some(sends[0])]]);
+    // Told apart by their variables: the thread checks may attribute their waits.
+    assert_eq!(run.ranks[0].threads.shared_requests, []);
+}
+
+#[test]
+fn a_waitall_names_each_entry_by_its_address_the_handle_width_apart() {
+    // Three sends into r[0..3]; MPI_Waitall(2, &r[1]) completes the last two.
+    let r = 0x7ffc_2000;
+    let rank0 = addressed_trace(
+        4,
+        vec![
+            addressed_isend(1, r, SHARED),
+            addressed_isend(2, r + 4, SHARED),
+            addressed_isend(3, r + 8, SHARED),
+            addressed_waitall(r + 4, &[SHARED, SHARED]),
+            addressed_waitall(r, &[SHARED]),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let (sends, waits) = sends_and_waits(&run.ranks[0].events);
+    assert_eq!(waits[0], [Some(sends[1]), Some(sends[2])]);
+    assert_eq!(waits[1], [Some(sends[0])]);
+}
+
+#[test]
+fn a_fortran_waitall_steps_through_its_integer_handles_4_bytes_apart() {
+    // Open MPI's C handles are 8 bytes, but a Fortran call's array holds INTEGERs.
+    let r = 0x7ffc_3000;
+    let mut calls = vec![
+        addressed_isend(1, r, SHARED),
+        addressed_isend(2, r + 4, SHARED),
+        addressed_isend(3, r + 8, SHARED),
+        addressed_waitall(r + 4, &[SHARED, SHARED]),
+    ];
+    for c in &mut calls {
+        c.fortran = true;
+    }
+    let rank0 = addressed_trace(8, calls);
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let (sends, waits) = sends_and_waits(&run.ranks[0].events);
+    assert_eq!(waits[0], [Some(sends[1]), Some(sends[2])]);
+}
+
+#[test]
+fn addresses_that_name_no_request_leave_the_order_of_the_handles() {
+    // The program copied the handles to other variables (reqs[n++] = tmp): the wait names
+    // the oldest request with the handle as without addresses, and the requests so named
+    // count as shared for the thread checks. An entry whose address names a request keeps
+    // it; the others take the oldest of the rest.
+    let (tmp, reqs) = (0x7ffc_4000, 0x7ffc_5000);
+    let rank0 = addressed_trace(
+        4,
+        vec![
+            addressed_isend(1, tmp, SHARED),
+            addressed_isend(2, tmp, SHARED),
+            addressed_isend(3, reqs + 4, SHARED),
+            addressed_waitall(reqs, &[SHARED, SHARED]),
+            addressed_wait(0x7ffc_6000, SHARED),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let (sends, waits) = sends_and_waits(&run.ranks[0].events);
+    assert_eq!(waits[0], [Some(sends[0]), Some(sends[2])]);
+    assert_eq!(waits[1], [Some(sends[1])]);
+    // The two made at one address are shared from the start; the third was told apart.
+    assert_eq!(run.ranks[0].threads.shared_requests, [sends[0], sends[1]]);
+}
+
+#[test]
+fn without_addresses_a_shared_handle_names_the_oldest_request() {
+    // Traces without the address words (older ones; text traces) keep the rule of before.
+    let rank0 = trace(
+        0,
+        vec![
+            call(2, vec![0x1000, 4, INT, 0, 1, WORLD, SHARED], true, 41),
+            call(2, vec![0x2000, 4, INT, 0, 2, WORLD, SHARED], true, 42),
+            call(
+                4,
+                vec![1, 1, SHARED, 1, REQUEST_NULL, 1, 0, 0, 0, 0],
+                true,
+                60,
+            ),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let events = &run.ranks[0].events;
+    let (sends, waits) = sends_and_waits(events);
+    assert_eq!(waits, [[Some(sends[0])]]);
+    assert_eq!(run.ranks[0].threads.shared_requests, [sends[0], sends[1]]);
+}
+
+#[test]
+fn request_free_of_a_shared_handle_frees_the_request_of_its_variable() {
+    let r = 0x7ffc_7000;
+    let rank0 = addressed_trace(
+        4,
+        vec![
+            addressed_isend(1, r, SHARED),
+            addressed_isend(2, r + 4, SHARED),
+            call(3, vec![r + 4, SHARED, REQUEST_NULL], true, 80),
+            addressed_wait(r, SHARED),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let (sends, waits) = sends_and_waits(&run.ranks[0].events);
+    assert_eq!(waits, [[Some(sends[1])], [Some(sends[0])]]);
+}
+
 #[test]
 fn a_handle_freed_by_one_thread_and_reused_by_another_names_the_right_request() {
     // Thread 0 enters MPI_Irecv first but gets its handle only after thread 1's wait freed
