@@ -191,10 +191,16 @@ impl OpSource for ReplaySource<'_> {
             ReplaySource::Other(o) => o.may_follow_wildcards(rank),
         }
     }
-    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+    fn follows_wildcard(
+        &mut self,
+        rank: Rank,
+        event: u32,
+        receive_half: bool,
+        doubtful: bool,
+    ) -> bool {
         match self {
-            ReplaySource::Program(p) => p.follows_wildcard(rank, event, doubtful),
-            ReplaySource::Other(o) => o.follows_wildcard(rank, event, doubtful),
+            ReplaySource::Program(p) => p.follows_wildcard(rank, event, receive_half, doubtful),
+            ReplaySource::Other(o) => o.follows_wildcard(rank, event, receive_half, doubtful),
         }
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {

@@ -390,7 +390,12 @@ impl EventPass for ProgramCompiler {
                     r.followers.matched(index as u32, matched);
                 }
             }
-            (CallShape::Sendrecv, OpKind::Sendrecv) => r.aux.set(op.b as usize + 2, matched.0),
+            (CallShape::Sendrecv, OpKind::Sendrecv) => {
+                r.aux.set(op.b as usize + 2, matched.0);
+                if r.aux.get_checked(op.b as usize) == Some(ANY_SOURCE) {
+                    r.followers.matched(index as u32, matched);
+                }
+            }
             _ => {}
         }
     }

@@ -561,13 +561,11 @@ impl<'s> Engine<'s> {
     /// passed by reference: copied into the call, it cost ~20 instructions.)
     pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
         let followed;
-        let op = if op.flags & (flags::FOLLOWS_WILDCARD | flags::FOLLOWS_WILDCARD_TAG) != 0
-            && self.took_otherwise(r)
-        {
-            followed = self.followed(r, event, op);
-            &followed
+        let (op, rx) = if op.flags & FOLLOWERS != 0 && self.took_otherwise(r) {
+            followed = self.followed(r, event, op, rx);
+            (&followed.0, followed.1)
         } else {
-            op
+            (op, rx)
         };
         match op.kind {
             OpKind::Send => {
@@ -605,18 +603,36 @@ impl<'s> Engine<'s> {
 
     /// A call following the rank's latest wildcard receives as it is made in this replay:
     /// to the source the latest wildcard-source receive took, with the tag the latest
-    /// wildcard-tag receive took, where these differ from the run's.
+    /// wildcard-tag receive took, where these differ from the run's. With a sendrecv's
+    /// receive half `rx`, from that source where the half follows it.
     #[inline(never)]
-    fn followed(&mut self, r: u32, event: u32, op: &ReplayOp) -> ReplayOp {
+    fn followed(
+        &mut self,
+        r: u32,
+        event: u32,
+        op: &ReplayOp,
+        rx: [u32; 4],
+    ) -> (ReplayOp, [u32; 4]) {
         let mut followed = *op;
-        if op.flags & flags::FOLLOWS_WILDCARD != 0 {
-            if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
-                if op.peer == recorded
-                    && taken != recorded
-                    && self.src.follows_wildcard(r, event, self.follow_doubtful)
-                {
-                    followed.peer = taken;
-                }
+        let mut rx = rx;
+        if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
+            if op.flags & flags::FOLLOWS_WILDCARD != 0
+                && op.peer == recorded
+                && taken != recorded
+                && self
+                    .src
+                    .follows_wildcard(r, event, false, self.follow_doubtful)
+            {
+                followed.peer = taken;
+            }
+            if op.flags & flags::RECEIVE_FOLLOWS_WILDCARD != 0
+                && rx[0] == recorded
+                && taken != recorded
+                && self
+                    .src
+                    .follows_wildcard(r, event, true, self.follow_doubtful)
+            {
+                rx[0] = taken;
             }
         }
         if op.flags & flags::FOLLOWS_WILDCARD_TAG != 0 {
@@ -635,6 +651,10 @@ impl<'s> Engine<'s> {
                 }
             }
         }
-        followed
+        (followed, rx)
     }
 }
+
+/// The flags of calls that may follow their rank's latest wildcard receives.
+const FOLLOWERS: u8 =
+    flags::FOLLOWS_WILDCARD | flags::FOLLOWS_WILDCARD_TAG | flags::RECEIVE_FOLLOWS_WILDCARD;

@@ -90,7 +90,19 @@ pub mod flags {
     /// taken to be the status's `MPI_TAG` (an echo of the request's tag), and a replay in
     /// which that receive took a message with another tag sends with that one.
     pub const FOLLOWS_WILDCARD_TAG: u8 = 32;
+    /// A sendrecv whose receive half's source is the source the rank's latest wildcard
+    /// receive took in the run, as [`FOLLOWS_WILDCARD`] is for the send half's destination
+    /// (`MPI_Sendrecv(..., status.MPI_SOURCE, ..., status.MPI_SOURCE, ...)`: a reply and
+    /// its acknowledgement). Its call site's record is kept apart from the send half's
+    /// ([`super::RECEIVE_HALF`]).
+    pub const RECEIVE_FOLLOWS_WILDCARD: u8 = 64;
 }
+
+/// Marks the function of a follower call site ([`RankProgram`]'s follower sites) that
+/// stands for the receive half of a sendrecv made there: the half names its source apart
+/// from the send half's destination (a sendrecv may reply to the wildcard's source and
+/// receive from a fixed neighbour). No function index reaches it.
+pub(crate) const RECEIVE_HALF: u16 = 1 << 15;
 
 /// A tag in the 8 bits of a receive's [`ReplayOp::sub`] ([`flags::TAG_RECORDED`]): tags
 /// that differ in it differ (different tags with the same digest are taken as the same).

@@ -312,6 +312,7 @@ pub(super) fn taken_tag(event: &Event) -> Option<i32> {
     match &event.op {
         Op::Recv { recv, .. } => recv.matched.map(|m| m.1),
         Op::Probe { matched, .. } => matched.map(|m| m.1),
+        Op::Sendrecv { recv, .. } => recv.matched.map(|m| m.1),
         _ => None,
     }
 }
