@@ -514,12 +514,12 @@ struct Engine<'s> {
     released_active: ReleasedActive,
 }
 
-/// The tag a rank's latest receive for any tag took in the run, as its digest
-/// ([`flags::TAG_RECORDED`]; `None` before any, or where the trace does not show it), and
-/// the tag it took in this replay: a send following the first carries the second.
+/// The tag a rank's latest receive for any tag took in the run ([`flags::TAG_RECORDED`];
+/// `None` before any, or where the trace does not show it), and the tag it took in this
+/// replay: a send following the first carries the second.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct TakenTag {
-    recorded: Option<u8>,
+    recorded: Option<i32>,
     taken: i32,
 }
 

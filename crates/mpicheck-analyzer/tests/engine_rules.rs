@@ -615,6 +615,37 @@ fn a_sendrecv_half_that_names_a_fixed_rank_is_no_reply() {
     );
 }
 
+#[test]
+fn a_receive_that_takes_another_tag_in_another_matching_leaves_the_trace_whatever_the_tags() {
+    // Rank 2 takes work (tag 1) from rank 0 and then its stop (tag `stop`) from rank 1,
+    // each with a receive for any source and tag. Forcing the first to take the stop, the
+    // second takes the work: the rank's trace no longer says what it does (it would have
+    // stopped), and it is replayed no further. Tags 1 and 256 shared an 8-bit digest, and
+    // the rank replayed on as if it had taken the stop.
+    for stop in [2, 256] {
+        let text = format!(
+            "ranks 3
+             0: send dest=2 tag=1 @ m.c:1
+             2: recv src=any tag=any matched=0:1 @ w.c:1
+             1: send dest=2 tag={stop} @ s.c:1
+             2: recv src=any tag=any matched=1:{stop} @ w.c:2"
+        );
+        let r = replay(
+            &run(&text),
+            &ReplayOptions {
+                forced: Some(ForcedMatch {
+                    rank: 2,
+                    event: 0,
+                    source: 1,
+                }),
+                ..ReplayOptions::new(Mode::Strict)
+            },
+        );
+        assert_eq!(r.forced_matched, Some(true));
+        assert_eq!(r.ranks[2], RankOutcome::Unfinished, "stop tag {stop}");
+    }
+}
+
 /// An echo server: rank 0 takes each worker's request with a wildcard for source and tag,
 /// and replies to its source with its tag (line 6); workers 1 and 2 tag their requests
 /// with their rank and wait for the reply of that tag; `rounds` rounds.

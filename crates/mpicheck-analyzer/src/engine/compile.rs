@@ -386,7 +386,7 @@ impl EventPass for ProgramCompiler {
                 op.b = matched.0;
                 event::note_recorded_tag(&mut op, matched.1);
                 r.ops.set(index, op);
-                if op.peer == ANY_SOURCE || op.tag == ANY_TAG {
+                if op.peer == ANY_SOURCE || op.recv_tag() == ANY_TAG {
                     r.followers.matched(index as u32, matched);
                 }
             }

@@ -503,7 +503,7 @@ impl<'s> Engine<'s> {
                     // and the receive of what it found follows it (`compile/followers.rs`).
                     let slot = self.hidden_slot(a);
                     self.activate(slot, event, &op, [0; 4], P_RECV);
-                    self.post_recv(r, event, op.comm, op.peer, op.tag, op.b, slot);
+                    self.post_recv(r, event, op.comm, op.peer, op.recv_tag(), op.b, slot);
                     return self.block_on(a, slot);
                 }
                 if op.peer == NO_RANK || self.probe_ready(r, &op) {
@@ -574,7 +574,7 @@ impl<'s> Engine<'s> {
             }
             OpKind::Recv => {
                 self.activate(slot, event, op, rx, P_RECV);
-                self.post_recv(r, event, op.comm, op.peer, op.tag, op.b, slot);
+                self.post_recv(r, event, op.comm, op.peer, op.recv_tag(), op.b, slot);
             }
             OpKind::Sendrecv => {
                 self.activate(slot, event, op, rx, P_SEND | P_RECV);
@@ -592,13 +592,12 @@ impl<'s> Engine<'s> {
 
     /// Whether rank `r`'s latest wildcard-source or wildcard-tag receive took another
     /// source or tag than in the run (never in a replay of the recorded matching): only
-    /// then does a call following it change. (Tags with the same [`tag_digest`] are taken
-    /// as the same, as by [`flags::TAG_RECORDED`].)
+    /// then does a call following it change.
     #[inline]
     fn took_otherwise(&self, r: u32) -> bool {
         self.wildcard_sources[r as usize].is_some_and(|[recorded, taken]| recorded != taken)
             || self.wildcard_tags[r as usize]
-                .is_some_and(|t| t.recorded.is_some_and(|d| d != tag_digest(t.taken)))
+                .is_some_and(|t| t.recorded.is_some_and(|recorded| recorded != t.taken))
     }
 
     /// A call following the rank's latest wildcard receives as it is made in this replay:
@@ -641,7 +640,7 @@ impl<'s> Engine<'s> {
                 taken,
             }) = self.wildcard_tags[r as usize]
             {
-                if tag_digest(op.tag) == recorded
+                if op.tag == recorded
                     && taken != op.tag
                     && self
                         .src

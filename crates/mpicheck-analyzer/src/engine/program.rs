@@ -232,7 +232,7 @@ impl Call {
         receives.then(|| {
             (
                 CommId(self.op.comm),
-                (self.op.tag != ANY_TAG).then_some(self.op.tag),
+                (self.op.recv_tag() != ANY_TAG).then_some(self.op.tag),
             )
         })
     }

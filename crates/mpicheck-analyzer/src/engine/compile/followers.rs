@@ -132,6 +132,8 @@ impl WildcardFollowers {
     #[inline(never)]
     fn note_send_or_recv(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo, event: &Event) {
         let site = (info.site, info.call);
+        // The tag a receive matches (a send's tag: no send is TAG_RECORDED).
+        let op_tag = op.recv_tag();
         // The receive half's (source, tag, source taken) of a sendrecv. Its source is
         // noted first: right after a wildcard probe, it is the half that takes the probed
         // message.
@@ -158,11 +160,11 @@ impl WildcardFollowers {
             // A receive carries the tag it names only after a probe for any tag.
             let carries_tag =
                 matches!(op.kind, OpKind::Send | OpKind::Sendrecv) || self.tags.latest_probe;
-            if carries_tag && self.tags.note(op.tag as u32, site) {
+            if carries_tag && self.tags.note(op_tag as u32, site) {
                 op.flags |= flags::FOLLOWS_WILDCARD_TAG;
             }
         }
-        let (source, tag, taken_source) = receive_half.unwrap_or((op.peer, op.tag, op.b));
+        let (source, tag, taken_source) = receive_half.unwrap_or((op.peer, op_tag, op.b));
         // (A probe for one source is not held back: what it finds is what the run found.)
         // A sendrecv's receive half for any tag is no wildcard here: the replay does not
         // know the tag it took in the run ([`flags::TAG_RECORDED`]).
