@@ -560,12 +560,13 @@ impl<'s> Engine<'s> {
     /// sendrecv's receive half `[source, tag, recorded source, bytes]`. (The operation is
     /// passed by reference: copied into the call, it cost ~20 instructions.)
     pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
+        let mut rx = rx;
         let followed;
-        let (op, rx) = if op.flags & FOLLOWERS != 0 && self.took_otherwise(r) {
-            followed = self.followed(r, event, op, rx);
-            (&followed.0, followed.1)
+        let op = if op.flags & FOLLOWERS != 0 && self.took_otherwise(r) {
+            followed = self.followed(r, event, op, &mut rx);
+            &followed
         } else {
-            (op, rx)
+            op
         };
         match op.kind {
             OpKind::Send => {
@@ -602,18 +603,11 @@ impl<'s> Engine<'s> {
 
     /// A call following the rank's latest wildcard receives as it is made in this replay:
     /// to the source the latest wildcard-source receive took, with the tag the latest
-    /// wildcard-tag receive took, where these differ from the run's. With a sendrecv's
-    /// receive half `rx`, from that source where the half follows it.
+    /// wildcard-tag receive took, where these differ from the run's. A sendrecv's receive
+    /// half `rx` receives from that source where the half follows it.
     #[inline(never)]
-    fn followed(
-        &mut self,
-        r: u32,
-        event: u32,
-        op: &ReplayOp,
-        rx: [u32; 4],
-    ) -> (ReplayOp, [u32; 4]) {
+    fn followed(&mut self, r: u32, event: u32, op: &ReplayOp, rx: &mut [u32; 4]) -> ReplayOp {
         let mut followed = *op;
-        let mut rx = rx;
         if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
             if op.flags & flags::FOLLOWS_WILDCARD != 0
                 && op.peer == recorded
@@ -650,7 +644,7 @@ impl<'s> Engine<'s> {
                 }
             }
         }
-        (followed, rx)
+        followed
     }
 }
 
