@@ -554,7 +554,13 @@ impl OpSource for LazyRun {
     fn may_follow_wildcards(&self, _rank: Rank) -> bool {
         false
     }
-    fn follows_wildcard(&mut self, _rank: Rank, _event: u32, _doubtful: bool) -> bool {
+    fn follows_wildcard(
+        &mut self,
+        _rank: Rank,
+        _event: u32,
+        _receive_half: bool,
+        _doubtful: bool,
+    ) -> bool {
         false
     }
     fn may_follow_wildcard_tags(&self, _rank: Rank) -> bool {

@@ -191,10 +191,16 @@ impl OpSource for ReplaySource<'_> {
             ReplaySource::Other(o) => o.may_follow_wildcards(rank),
         }
     }
-    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+    fn follows_wildcard(
+        &mut self,
+        rank: Rank,
+        event: u32,
+        receive_half: bool,
+        doubtful: bool,
+    ) -> bool {
         match self {
-            ReplaySource::Program(p) => p.follows_wildcard(rank, event, doubtful),
-            ReplaySource::Other(o) => o.follows_wildcard(rank, event, doubtful),
+            ReplaySource::Program(p) => p.follows_wildcard(rank, event, receive_half, doubtful),
+            ReplaySource::Other(o) => o.follows_wildcard(rank, event, receive_half, doubtful),
         }
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
@@ -508,12 +514,12 @@ struct Engine<'s> {
     released_active: ReleasedActive,
 }
 
-/// The tag a rank's latest receive for any tag took in the run, as its digest
-/// ([`flags::TAG_RECORDED`]; `None` before any, or where the trace does not show it), and
-/// the tag it took in this replay: a send following the first carries the second.
+/// The tag a rank's latest receive for any tag took in the run ([`flags::TAG_RECORDED`];
+/// `None` before any, or where the trace does not show it), and the tag it took in this
+/// replay: a send following the first carries the second.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct TakenTag {
-    recorded: Option<u8>,
+    recorded: Option<i32>,
     taken: i32,
 }
 

@@ -567,6 +567,85 @@ fn a_few_calls_that_named_the_wildcard_source_may_be_replies() {
     assert_eq!(found, vec!["MR001"]);
 }
 
+/// Master-worker with sendrecvs: rank 0 takes each worker's result with a wildcard
+/// receive (`sendrecv_wildcard`: a sendrecv sending nothing), and at line 6 replies to its
+/// source with a sendrecv that takes the acknowledgement from `ack` (`None`: the source);
+/// workers 1 and 2 send, take the reply, acknowledge; `rounds` rounds.
+fn sendrecv_replies(rounds: usize, sendrecv_wildcard: bool, ack: Option<u32>) -> String {
+    let mut text = String::from("ranks 3\n");
+    for _ in 0..rounds {
+        for worker in [1, 2] {
+            let take = if sendrecv_wildcard {
+                format!("sendrecv dest=null sendtag=3 src=any recvtag=0 matched={worker}")
+            } else {
+                format!("recv src=any tag=0 matched={worker}")
+            };
+            let ack = ack.unwrap_or(worker);
+            text.push_str(&format!(
+                "{worker}: send dest=0 tag=0 @ w.c:20
+                 0: {take} @ m.c:5
+                 0: sendrecv dest={worker} sendtag=1 src={ack} recvtag=2 @ m.c:6
+                 {worker}: recv src=0 tag=1 @ w.c:21
+                 {ack}: send dest=0 tag=2 @ w.c:22\n"
+            ));
+        }
+    }
+    text
+}
+
+#[test]
+fn a_sendrecv_replying_to_the_wildcard_source_follows_it_in_another_matching() {
+    // Both halves of line 6 name the worker just taken, every time: in the matching where
+    // rank 2's result comes first, the reply goes to rank 2 and the acknowledgement comes
+    // from it. Replayed to the recorded ranks, it was a DL003 (the reply to rank 1, blocked
+    // in its send of the result).
+    assert_eq!(codes(&sendrecv_replies(5, false, None)), vec!["MR001"]);
+    // The same with the results taken by a sendrecv for any source.
+    assert_eq!(codes(&sendrecv_replies(5, true, None)), vec!["MR001"]);
+}
+
+#[test]
+fn a_sendrecv_half_that_names_a_fixed_rank_is_no_reply() {
+    // Every acknowledgement comes from rank 1: in the matching where rank 2's result
+    // comes first, rank 0 waits for rank 1's acknowledgement, rank 1 in its send of the
+    // result.
+    assert_eq!(
+        codes(&sendrecv_replies(5, false, Some(1))),
+        vec!["DL003", "MR001"]
+    );
+}
+
+#[test]
+fn a_receive_that_takes_another_tag_in_another_matching_leaves_the_trace_whatever_the_tags() {
+    // Rank 2 takes work (tag 1) from rank 0 and then its stop (tag `stop`) from rank 1,
+    // each with a receive for any source and tag. Forcing the first to take the stop, the
+    // second takes the work: the rank's trace no longer says what it does (it would have
+    // stopped), and it is replayed no further. Tags 1 and 256 shared an 8-bit digest, and
+    // the rank replayed on as if it had taken the stop.
+    for stop in [2, 256] {
+        let text = format!(
+            "ranks 3
+             0: send dest=2 tag=1 @ m.c:1
+             2: recv src=any tag=any matched=0:1 @ w.c:1
+             1: send dest=2 tag={stop} @ s.c:1
+             2: recv src=any tag=any matched=1:{stop} @ w.c:2"
+        );
+        let r = replay(
+            &run(&text),
+            &ReplayOptions {
+                forced: Some(ForcedMatch {
+                    rank: 2,
+                    event: 0,
+                    source: 1,
+                }),
+                ..ReplayOptions::new(Mode::Strict)
+            },
+        );
+        assert_eq!(r.forced_matched, Some(true));
+        assert_eq!(r.ranks[2], RankOutcome::Unfinished, "stop tag {stop}");
+    }
+}
+
 /// An echo server: rank 0 takes each worker's request with a wildcard for source and tag,
 /// and replies to its source with its tag (line 6); workers 1 and 2 tag their requests
 /// with their rank and wait for the reply of that tag; `rounds` rounds.

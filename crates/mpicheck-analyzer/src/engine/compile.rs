@@ -386,11 +386,16 @@ impl EventPass for ProgramCompiler {
                 op.b = matched.0;
                 event::note_recorded_tag(&mut op, matched.1);
                 r.ops.set(index, op);
-                if op.peer == ANY_SOURCE || op.tag == ANY_TAG {
+                if op.peer == ANY_SOURCE || op.recv_tag() == ANY_TAG {
                     r.followers.matched(index as u32, matched);
                 }
             }
-            (CallShape::Sendrecv, OpKind::Sendrecv) => r.aux.set(op.b as usize + 2, matched.0),
+            (CallShape::Sendrecv, OpKind::Sendrecv) => {
+                r.aux.set(op.b as usize + 2, matched.0);
+                if r.aux.get_checked(op.b as usize) == Some(ANY_SOURCE) {
+                    r.followers.matched(index as u32, matched);
+                }
+            }
             _ => {}
         }
     }

@@ -503,7 +503,7 @@ impl<'s> Engine<'s> {
                     // and the receive of what it found follows it (`compile/followers.rs`).
                     let slot = self.hidden_slot(a);
                     self.activate(slot, event, &op, [0; 4], P_RECV);
-                    self.post_recv(r, event, op.comm, op.peer, op.tag, op.b, slot);
+                    self.post_recv(r, event, op.comm, op.peer, op.recv_tag(), op.b, slot);
                     return self.block_on(a, slot);
                 }
                 if op.peer == NO_RANK || self.probe_ready(r, &op) {
@@ -560,11 +560,10 @@ impl<'s> Engine<'s> {
     /// sendrecv's receive half `[source, tag, recorded source, bytes]`. (The operation is
     /// passed by reference: copied into the call, it cost ~20 instructions.)
     pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
+        let mut rx = rx;
         let followed;
-        let op = if op.flags & (flags::FOLLOWS_WILDCARD | flags::FOLLOWS_WILDCARD_TAG) != 0
-            && self.took_otherwise(r)
-        {
-            followed = self.followed(r, event, op);
+        let op = if op.flags & FOLLOWERS != 0 && self.took_otherwise(r) {
+            followed = self.followed(r, event, op, &mut rx);
             &followed
         } else {
             op
@@ -576,7 +575,7 @@ impl<'s> Engine<'s> {
             }
             OpKind::Recv => {
                 self.activate(slot, event, op, rx, P_RECV);
-                self.post_recv(r, event, op.comm, op.peer, op.tag, op.b, slot);
+                self.post_recv(r, event, op.comm, op.peer, op.recv_tag(), op.b, slot);
             }
             OpKind::Sendrecv => {
                 self.activate(slot, event, op, rx, P_SEND | P_RECV);
@@ -594,29 +593,39 @@ impl<'s> Engine<'s> {
 
     /// Whether rank `r`'s latest wildcard-source or wildcard-tag receive took another
     /// source or tag than in the run (never in a replay of the recorded matching): only
-    /// then does a call following it change. (Tags with the same [`tag_digest`] are taken
-    /// as the same, as by [`flags::TAG_RECORDED`].)
+    /// then does a call following it change.
     #[inline]
     fn took_otherwise(&self, r: u32) -> bool {
         self.wildcard_sources[r as usize].is_some_and(|[recorded, taken]| recorded != taken)
             || self.wildcard_tags[r as usize]
-                .is_some_and(|t| t.recorded.is_some_and(|d| d != tag_digest(t.taken)))
+                .is_some_and(|t| t.recorded.is_some_and(|recorded| recorded != t.taken))
     }
 
     /// A call following the rank's latest wildcard receives as it is made in this replay:
     /// to the source the latest wildcard-source receive took, with the tag the latest
-    /// wildcard-tag receive took, where these differ from the run's.
+    /// wildcard-tag receive took, where these differ from the run's. A sendrecv's receive
+    /// half `rx` receives from that source where the half follows it.
     #[inline(never)]
-    fn followed(&mut self, r: u32, event: u32, op: &ReplayOp) -> ReplayOp {
+    fn followed(&mut self, r: u32, event: u32, op: &ReplayOp, rx: &mut [u32; 4]) -> ReplayOp {
         let mut followed = *op;
-        if op.flags & flags::FOLLOWS_WILDCARD != 0 {
-            if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
-                if op.peer == recorded
-                    && taken != recorded
-                    && self.src.follows_wildcard(r, event, self.follow_doubtful)
-                {
-                    followed.peer = taken;
-                }
+        if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
+            if op.flags & flags::FOLLOWS_WILDCARD != 0
+                && op.peer == recorded
+                && taken != recorded
+                && self
+                    .src
+                    .follows_wildcard(r, event, false, self.follow_doubtful)
+            {
+                followed.peer = taken;
+            }
+            if op.flags & flags::RECEIVE_FOLLOWS_WILDCARD != 0
+                && rx[0] == recorded
+                && taken != recorded
+                && self
+                    .src
+                    .follows_wildcard(r, event, true, self.follow_doubtful)
+            {
+                rx[0] = taken;
             }
         }
         if op.flags & flags::FOLLOWS_WILDCARD_TAG != 0 {
@@ -625,7 +634,7 @@ impl<'s> Engine<'s> {
                 taken,
             }) = self.wildcard_tags[r as usize]
             {
-                if tag_digest(op.tag) == recorded
+                if op.tag == recorded
                     && taken != op.tag
                     && self
                         .src
@@ -638,3 +647,7 @@ impl<'s> Engine<'s> {
         followed
     }
 }
+
+/// The flags of calls that may follow their rank's latest wildcard receives.
+const FOLLOWERS: u8 =
+    flags::FOLLOWS_WILDCARD | flags::FOLLOWS_WILDCARD_TAG | flags::RECEIVE_FOLLOWS_WILDCARD;

@@ -78,7 +78,7 @@ impl Engine<'_> {
             let probe = self.current_op(a);
             if probe.comm == op.comm
                 && (probe.peer == ANY_SOURCE || probe.peer == source)
-                && tag_matches(probe.tag, op.tag)
+                && tag_matches(probe.recv_tag(), op.tag)
             {
                 self.actors[a as usize].pending = 0;
                 self.enqueue(a);
@@ -114,7 +114,7 @@ impl Engine<'_> {
         let op = s.op;
         if !matches!(op.kind, OpKind::Recv | OpKind::Probe)
             || op.flags & flags::TAG_RECORDED == 0
-            || op.sub == tag_digest(tag)
+            || op.tag == tag
             || self
                 .forced
                 .is_some_and(|f| f.rank == s.owner && f.event == s.event as usize)
@@ -132,12 +132,12 @@ impl Engine<'_> {
             return;
         };
         let op = s.op;
-        if !matches!(op.kind, OpKind::Recv | OpKind::Probe) || op.tag != ANY_TAG {
+        if !matches!(op.kind, OpKind::Recv | OpKind::Probe) || op.recv_tag() != ANY_TAG {
             return;
         }
         if let Some(latest) = &mut self.wildcard_tags[s.owner as usize] {
             *latest = TakenTag {
-                recorded: (op.flags & flags::TAG_RECORDED != 0).then_some(op.sub),
+                recorded: op.recorded_tag(),
                 taken: tag,
             };
         }
@@ -205,7 +205,7 @@ impl Engine<'_> {
 
     pub(super) fn probe_ready(&mut self, r: u32, op: &ReplayOp) -> bool {
         let did = self.dest_id(op.comm, r);
-        self.dests[did].has_send(op.peer, op.tag)
+        self.dests[did].has_send(op.peer, op.recv_tag())
     }
 
     /// At quiescence: match the first held-back wildcard receive of every destination.

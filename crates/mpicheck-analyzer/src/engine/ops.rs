@@ -79,25 +79,32 @@ pub mod flags {
     /// it is taken to be the status's `MPI_SOURCE` (a reply to whoever sent), and a replay
     /// in which that receive took another source names that one.
     pub const FOLLOWS_WILDCARD: u8 = 8;
-    /// A receive for any tag whose message's tag the trace shows: `sub` holds its
-    /// [`tag_digest`]. A replay of another matching in which the receive takes a message
-    /// with another tag stops replaying its rank there ([`super::Engine`]'s `diverged`):
-    /// programs branch on `status.MPI_TAG` (a worker ends on the master's stop tag), and
-    /// what the rank does next is not in its trace.
+    /// A receive or probe for any tag whose message's tag the trace shows: `tag` holds that
+    /// tag, and the operation matches any ([`ReplayOp::recv_tag`]). A replay of another
+    /// matching in which the receive takes a message with another tag stops replaying its
+    /// rank there ([`super::Engine`]'s `diverged`): programs branch on `status.MPI_TAG` (a
+    /// worker ends on the master's stop tag), and what the rank does next is not in its
+    /// trace. (The tag itself, not a digest of it: two tags that shared a digest were taken
+    /// as the same, and a rank that took the stop tag instead of a work tag replayed on.)
     pub const TAG_RECORDED: u8 = 16;
     /// A send whose tag is the tag the rank's latest receive for any tag took in the run:
     /// where its call site always does so ([`RankProgram`]'s tag follower sites), it is
     /// taken to be the status's `MPI_TAG` (an echo of the request's tag), and a replay in
     /// which that receive took a message with another tag sends with that one.
     pub const FOLLOWS_WILDCARD_TAG: u8 = 32;
+    /// A sendrecv whose receive half's source is the source the rank's latest wildcard
+    /// receive took in the run, as [`FOLLOWS_WILDCARD`] is for the send half's destination
+    /// (`MPI_Sendrecv(..., status.MPI_SOURCE, ..., status.MPI_SOURCE, ...)`: a reply and
+    /// its acknowledgement). Its call site's record is kept apart from the send half's
+    /// ([`super::RECEIVE_HALF`]).
+    pub const RECEIVE_FOLLOWS_WILDCARD: u8 = 64;
 }
 
-/// A tag in the 8 bits of a receive's [`ReplayOp::sub`] ([`flags::TAG_RECORDED`]): tags
-/// that differ in it differ (different tags with the same digest are taken as the same).
-pub fn tag_digest(tag: i32) -> u8 {
-    let t = tag as u32;
-    (t ^ (t >> 8) ^ (t >> 16) ^ (t >> 24)) as u8
-}
+/// Marks the function of a follower call site ([`RankProgram`]'s follower sites) that
+/// stands for the receive half of a sendrecv made there: the half names its source apart
+/// from the send half's destination (a sendrecv may reply to the wildcard's source and
+/// receive from a fixed neighbour). No function index reaches it.
+pub(crate) const RECEIVE_HALF: u16 = 1 << 15;
 
 /// Blocking classes in [`ReplayOp::class`].
 pub mod class {
@@ -136,6 +143,23 @@ impl ReplayOp {
             a: NO_REQ,
             b: 0,
         }
+    }
+
+    /// The tag a receive or probe matches: [`ANY_TAG`] where `tag` holds the tag it took
+    /// in the run ([`flags::TAG_RECORDED`]).
+    #[inline]
+    pub fn recv_tag(&self) -> i32 {
+        if self.flags & flags::TAG_RECORDED != 0 {
+            ANY_TAG
+        } else {
+            self.tag
+        }
+    }
+
+    /// The tag a receive or probe for any tag took in the run, where the trace shows it.
+    #[inline]
+    pub fn recorded_tag(&self) -> Option<i32> {
+        (self.flags & flags::TAG_RECORDED != 0).then_some(self.tag)
     }
 }
 

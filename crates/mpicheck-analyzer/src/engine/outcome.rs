@@ -114,7 +114,7 @@ impl Engine<'_> {
         let op = self.current_op(a);
         let r = self.rank_of(a);
         match op.kind {
-            OpKind::Probe => self.recv_cond(r, op.comm, op.peer, op.tag, NO_RANK, false),
+            OpKind::Probe => self.recv_cond(r, op.comm, op.peer, op.recv_tag(), NO_RANK, false),
             OpKind::WinStart | OpKind::WinComplete | OpKind::WinWait | OpKind::WinLockWait => {
                 self.epoch_cond(a, op)
             }
@@ -193,7 +193,7 @@ impl Engine<'_> {
             let (source, tag, recorded) = if op.kind == OpKind::Sendrecv {
                 (s.rx[0], s.rx[1] as i32, s.rx[2])
             } else {
-                (op.peer, op.tag, op.b)
+                (op.peer, op.recv_tag(), op.b)
             };
             let forced = self
                 .forced

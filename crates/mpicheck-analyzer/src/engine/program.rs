@@ -232,7 +232,7 @@ impl Call {
         receives.then(|| {
             (
                 CommId(self.op.comm),
-                (self.op.tag != ANY_TAG).then_some(self.op.tag),
+                (self.op.recv_tag() != ANY_TAG).then_some(self.op.tag),
             )
         })
     }
@@ -274,8 +274,16 @@ pub trait OpSource {
     fn may_follow_wildcards(&self, rank: Rank) -> bool;
     /// Whether event `event` of `rank`, marked [`flags::FOLLOWS_WILDCARD`], was made at a
     /// call site that names the source of the rank's latest wildcard receive every time
-    /// ([`Following::Certain`]; also a [`Following::Doubtful`] one when `doubtful`).
-    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool;
+    /// ([`Following::Certain`]; also a [`Following::Doubtful`] one when `doubtful`); with
+    /// `receive_half`, whether the receive half of a sendrecv marked
+    /// [`flags::RECEIVE_FOLLOWS_WILDCARD`] was.
+    fn follows_wildcard(
+        &mut self,
+        rank: Rank,
+        event: u32,
+        receive_half: bool,
+        doubtful: bool,
+    ) -> bool;
     /// Whether some sends of `rank` follow the tag of its latest receive for any tag
     /// ([`OpSource::follows_wildcard_tag`]).
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool;
@@ -308,8 +316,14 @@ impl<S: OpSource + ?Sized> OpSource for &mut S {
     fn may_follow_wildcards(&self, rank: Rank) -> bool {
         (**self).may_follow_wildcards(rank)
     }
-    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        (**self).follows_wildcard(rank, event, doubtful)
+    fn follows_wildcard(
+        &mut self,
+        rank: Rank,
+        event: u32,
+        receive_half: bool,
+        doubtful: bool,
+    ) -> bool {
+        (**self).follows_wildcard(rank, event, receive_half, doubtful)
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
         (**self).may_follow_wildcard_tags(rank)
@@ -448,8 +462,15 @@ impl OpSource for ProgramOps<'_> {
     fn may_follow_wildcards(&self, rank: Rank) -> bool {
         !self.program.ranks[rank as usize].follower_sites.is_empty()
     }
-    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        self.site_follows(rank, event, doubtful, |p| &p.follower_sites)
+    fn follows_wildcard(
+        &mut self,
+        rank: Rank,
+        event: u32,
+        receive_half: bool,
+        doubtful: bool,
+    ) -> bool {
+        let half = if receive_half { RECEIVE_HALF } else { 0 };
+        self.site_follows(rank, event, half, doubtful, |p| &p.follower_sites)
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
         !self.program.ranks[rank as usize]
@@ -457,17 +478,19 @@ impl OpSource for ProgramOps<'_> {
             .is_empty()
     }
     fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        self.site_follows(rank, event, doubtful, |p| &p.tag_follower_sites)
+        self.site_follows(rank, event, 0, doubtful, |p| &p.tag_follower_sites)
     }
 }
 
 impl ProgramOps<'_> {
     /// Whether the call site of event `event` of `rank` is among its follower sites
-    /// `sites` (certain ones; also doubtful ones when `doubtful`).
+    /// `sites` (certain ones; also doubtful ones when `doubtful`), as the function marked
+    /// with `half` ([`RECEIVE_HALF`] or 0).
     fn site_follows(
         &mut self,
         rank: Rank,
         event: u32,
+        half: u16,
         doubtful: bool,
         sites: impl Fn(&RankProgram) -> &FxHashMap<(u32, u16), Following>,
     ) -> bool {
@@ -479,7 +502,7 @@ impl ProgramOps<'_> {
         let info = program
             .info
             .read(event as usize, &mut self.ranks[rank as usize].info);
-        match sites.get(&(info.site, info.call)) {
+        match sites.get(&(info.site, info.call | half)) {
             Some(Following::Certain) => true,
             Some(Following::Doubtful) => doubtful,
             None => false,

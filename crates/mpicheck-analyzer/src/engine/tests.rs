@@ -37,8 +37,15 @@ impl OpSource for Counting<'_> {
     fn may_follow_wildcards(&self, rank: Rank) -> bool {
         self.inner.may_follow_wildcards(rank)
     }
-    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        self.inner.follows_wildcard(rank, event, doubtful)
+    fn follows_wildcard(
+        &mut self,
+        rank: Rank,
+        event: u32,
+        receive_half: bool,
+        doubtful: bool,
+    ) -> bool {
+        self.inner
+            .follows_wildcard(rank, event, receive_half, doubtful)
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
         self.inner.may_follow_wildcard_tags(rank)

@@ -312,6 +312,7 @@ pub(super) fn taken_tag(event: &Event) -> Option<i32> {
     match &event.op {
         Op::Recv { recv, .. } => recv.matched.map(|m| m.1),
         Op::Probe { matched, .. } => matched.map(|m| m.1),
+        Op::Sendrecv { recv, .. } => recv.matched.map(|m| m.1),
         _ => None,
     }
 }
@@ -319,8 +320,8 @@ pub(super) fn taken_tag(event: &Event) -> Option<i32> {
 /// Notes on a receive or probe for any tag the tag of the message it took or found in the
 /// run ([`flags::TAG_RECORDED`]).
 pub(super) fn note_recorded_tag(op: &mut ReplayOp, tag: i32) {
-    if matches!(op.kind, OpKind::Recv | OpKind::Probe) && op.tag == ANY_TAG {
+    if matches!(op.kind, OpKind::Recv | OpKind::Probe) && op.recv_tag() == ANY_TAG {
         op.flags |= flags::TAG_RECORDED;
-        op.sub = tag_digest(tag);
+        op.tag = tag;
     }
 }

@@ -12,7 +12,7 @@
 //! receive made right after a wildcard probe, naming its source (and tag), follows it by
 //! design even when seen once ([`SiteFollows::following`]).
 
-use super::event::taken_tag;
+use super::event::{source_word, tag_word, taken_tag};
 use super::*;
 
 /// One rank's wildcard receives and, by call site, whether its calls named the latest
@@ -114,40 +114,73 @@ impl Followed {
 impl WildcardFollowers {
     /// Notes operation `at` of `event`, about to be appended: marks a send or receive that
     /// names the latest wildcard source, a send that carries the latest wildcard tag, and
-    /// notes a wildcard receive or probe.
+    /// notes a wildcard receive or probe. A sendrecv is both: its halves may name the
+    /// latest wildcard source, and its receive half may be a wildcard receive.
     /// (Inlined: most operations are none of these, and a call only to find that cost ~20
     /// instructions per event.)
     #[inline]
     pub(super) fn note_op(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo, event: &Event) {
-        if matches!(op.kind, OpKind::Send | OpKind::Recv | OpKind::Probe) {
+        if matches!(
+            op.kind,
+            OpKind::Send | OpKind::Recv | OpKind::Probe | OpKind::Sendrecv
+        ) {
             self.note_send_or_recv(at, op, info, event);
         }
     }
 
-    /// [`WildcardFollowers::note_op`] of a send, receive or probe.
+    /// [`WildcardFollowers::note_op`] of a send, receive, probe or sendrecv.
     #[inline(never)]
     fn note_send_or_recv(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo, event: &Event) {
         let site = (info.site, info.call);
+        // The tag a receive matches (a send's tag: no send is TAG_RECORDED).
+        let op_tag = op.recv_tag();
+        // The receive half's (source, tag, source taken) of a sendrecv. Its source is
+        // noted first: right after a wildcard probe, it is the half that takes the probed
+        // message.
+        let receive_half = match &event.op {
+            Op::Sendrecv { recv, .. } => Some((
+                source_word(recv.source),
+                tag_word(recv.tag),
+                recv.matched.map_or(NO_RANK, |m| m.0),
+            )),
+            _ => None,
+        };
+        if let Some((source, _, _)) = receive_half {
+            if source != ANY_SOURCE
+                && source != NO_RANK
+                && self.sources.note(source, (site.0, site.1 | RECEIVE_HALF))
+            {
+                op.flags |= flags::RECEIVE_FOLLOWS_WILDCARD;
+            }
+        }
         if op.kind != OpKind::Probe && op.peer != ANY_SOURCE && op.peer != NO_RANK {
             if self.sources.note(op.peer, site) {
                 op.flags |= flags::FOLLOWS_WILDCARD;
             }
             // A receive carries the tag it names only after a probe for any tag.
-            let carries_tag = op.kind == OpKind::Send || self.tags.latest_probe;
-            if carries_tag && self.tags.note(op.tag as u32, site) {
+            let carries_tag =
+                matches!(op.kind, OpKind::Send | OpKind::Sendrecv) || self.tags.latest_probe;
+            if carries_tag && self.tags.note(op_tag as u32, site) {
                 op.flags |= flags::FOLLOWS_WILDCARD_TAG;
             }
         }
+        let (source, tag, taken_source) = receive_half.unwrap_or((op.peer, op_tag, op.b));
         // (A probe for one source is not held back: what it finds is what the run found.)
+        // A sendrecv's receive half for any tag is no wildcard here: the replay does not
+        // know the tag it took in the run ([`flags::TAG_RECORDED`]).
         let wild = Wild {
-            source: op.peer == ANY_SOURCE,
-            tag: op.tag == ANY_TAG && (op.kind != OpKind::Probe || op.peer == ANY_SOURCE),
+            source: source == ANY_SOURCE,
+            tag: tag == ANY_TAG
+                && receive_half.is_none()
+                && (op.kind != OpKind::Probe || source == ANY_SOURCE),
         };
         if op.kind == OpKind::Send || !(wild.source || wild.tag) {
             return;
         }
         // (The event read only here: only a wildcard receive needs the tag it took.)
-        let taken = (op.b != NO_RANK).then_some(op.b).zip(taken_tag(event));
+        let taken = (taken_source != NO_RANK)
+            .then_some(taken_source)
+            .zip(taken_tag(event));
         if op.kind == OpKind::Probe {
             if let Some(taken) = taken {
                 self.took(taken, site, wild, true);
@@ -310,7 +343,7 @@ mod tests {
     use crate::text_trace::parse;
 
     /// The lines of each rank's follower sites (`sites`: of sources or of tags), with a
-    /// `?` where doubtful, the same whether the program is compiled from the whole run or
+    /// `<` for the receive half of a sendrecv and a `?` where doubtful, the same whether the program is compiled from the whole run or
     /// fed in any order with the matches late.
     fn lines_of(
         run: &Run,
@@ -318,14 +351,20 @@ mod tests {
     ) -> Vec<Vec<String>> {
         let lines = |program: &Program| -> Vec<Vec<String>> {
             let lines = |rank: &RankProgram| {
-                let mut lines: Vec<(u32, Following)> = (sites(rank).iter())
-                    .map(|(&(site, _), &f)| (run.sites[site as usize].line.unwrap_or(0), f))
+                let mut lines: Vec<(u32, bool, Following)> = (sites(rank).iter())
+                    .map(|(&(site, call), &f)| {
+                        let line = run.sites[site as usize].line.unwrap_or(0);
+                        (line, call & RECEIVE_HALF != 0, f)
+                    })
                     .collect();
-                lines.sort_by_key(|&(line, _)| line);
+                lines.sort_by_key(|&(line, half, _)| (line, half));
                 (lines.into_iter())
-                    .map(|(line, f)| match f {
-                        Following::Certain => line.to_string(),
-                        Following::Doubtful => format!("{line}?"),
+                    .map(|(line, half, f)| {
+                        let half = if half { "<" } else { "" };
+                        match f {
+                            Following::Certain => format!("{line}{half}"),
+                            Following::Doubtful => format!("{line}{half}?"),
+                        }
                     })
                     .collect()
             };
@@ -527,5 +566,55 @@ mod tests {
         let run = parse(&text).unwrap();
         assert_eq!(follower_lines(&run), [vec!["26"], vec![], vec![]]);
         assert_eq!(tag_follower_lines(&run), [vec!["26"], vec![], vec![]]);
+    }
+
+    #[test]
+    fn a_sendrecv_s_halves_follow_the_wildcard_source_each_on_its_own() {
+        // Rank 0 takes a result from any source at line 1, then at line 2 replies to its
+        // source and takes the acknowledgement from it, 5 rounds of 2 sources: both halves
+        // follow. Line 3 replies to the source and receives from rank 3 every time: only
+        // its send half follows.
+        let mut text = String::from("ranks 4\n");
+        for _ in 0..5 {
+            for worker in [1, 2] {
+                text.push_str(&format!(
+                    "{worker}: send dest=0 tag=0 @ w.c:10
+                    0: recv src=any tag=0 matched={worker} @ m.c:1
+                    0: sendrecv dest={worker} sendtag=1 src={worker} recvtag=2 @ m.c:2
+                    0: sendrecv dest={worker} sendtag=1 src=3 recvtag=2 @ m.c:3\n"
+                ));
+            }
+        }
+        let run = parse(&text).unwrap();
+        assert_eq!(
+            follower_lines(&run),
+            [vec!["2", "2<", "3"], vec![], vec![], vec![]]
+        );
+        let program = Program::from_run(&run);
+        let ops = program.rank_ops(0);
+        assert_ne!(ops[1].flags & flags::RECEIVE_FOLLOWS_WILDCARD, 0);
+        assert_eq!(ops[2].flags & flags::RECEIVE_FOLLOWS_WILDCARD, 0);
+        assert_ne!(ops[2].flags & flags::FOLLOWS_WILDCARD, 0);
+    }
+
+    #[test]
+    fn a_sendrecv_for_any_source_is_a_wildcard_its_replies_follow() {
+        // Rank 0 sends nothing and takes a result from any source with a sendrecv at line
+        // 1, then replies to its source at line 2, 5 rounds of 2 sources (blocking and
+        // nonblocking sendrecvs, one matched late as the normalizer gives it).
+        let mut text = String::from("ranks 3\n");
+        for _ in 0..5 {
+            text.push_str(
+                "1: send dest=0 tag=0 @ w.c:10
+                0: sendrecv dest=null sendtag=3 src=any recvtag=0 matched=1 @ m.c:1
+                0: send dest=1 tag=1 @ m.c:2
+                2: send dest=0 tag=0 @ w.c:10
+                0: isendrecv dest=null sendtag=3 src=any recvtag=0 req=0 @ m.c:1
+                0: wait req=0 matched=2 @ m.c:5
+                0: send dest=2 tag=1 @ m.c:2\n",
+            );
+        }
+        let run = parse(&text).unwrap();
+        assert_eq!(follower_lines(&run), [vec!["2"], vec![], vec![]]);
     }
 }
