@@ -11,7 +11,8 @@
 //! is `in`, `out` or `inout`. One kind is the recorder's own: `REQUEST_ADDRESS`, a word
 //! `<param>_address` (`s8`, `in`) before the request parameter `<param>` passed by pointer
 //! (`request`, `array_of_requests`), the address of the program's request variable or of
-//! the array's first entry; traces written before it lack these words. The shape says how many words the parameter takes:
+//! the array's first entry; traces written before it lack these words. The shape says how
+//! many words the parameter takes:
 //!
 //! | shape | words                                                                  |
 //! |-------|------------------------------------------------------------------------|

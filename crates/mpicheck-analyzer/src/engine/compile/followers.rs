@@ -343,8 +343,8 @@ mod tests {
     use crate::text_trace::parse;
 
     /// The lines of each rank's follower sites (`sites`: of sources or of tags), with a
-    /// `<` for the receive half of a sendrecv and a `?` where doubtful, the same whether the program is compiled from the whole run or
-    /// fed in any order with the matches late.
+    /// `<` for the receive half of a sendrecv and a `?` where doubtful, the same whether
+    /// the program is compiled from the whole run or fed in any order with the matches late.
     fn lines_of(
         run: &Run,
         sites: fn(&RankProgram) -> &FxHashMap<(u32, u16), Following>,
