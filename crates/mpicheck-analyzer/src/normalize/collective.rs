@@ -236,24 +236,14 @@ impl<'t> RankNormalizer<'t> {
             // Its other members' calls were not recorded (see `communication_op`).
             return None;
         }
-        let request_out = args.out_int_at(args.plan.p2p.request);
-        let request_address = args.int_at(args.plan.p2p.request_address);
         let blocking = match form {
             Form::Blocking => Blocking::Blocking,
-            Form::Nonblocking => Blocking::Nonblocking(self.new_request(
-                request_out,
-                request_address,
-                false,
-                Some(comm.clone()),
-                None,
-            )),
-            Form::Persistent => Blocking::Persistent(self.new_request(
-                request_out,
-                request_address,
-                true,
-                Some(comm.clone()),
-                None,
-            )),
+            Form::Nonblocking => {
+                Blocking::Nonblocking(self.made_request(args, false, Some(comm.clone()), None))
+            }
+            Form::Persistent => {
+                Blocking::Persistent(self.made_request(args, true, Some(comm.clone()), None))
+            }
         };
         let root = args.int_at(plan.root).map(|r| r as i32);
         Some(Op::Collective {

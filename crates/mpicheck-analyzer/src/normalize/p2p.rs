@@ -108,8 +108,6 @@ impl<'t> RankNormalizer<'t> {
         let p = &args.plan.p2p;
         match args.plan.kind {
             CallKind::Send { mode, form } => {
-                let request_out = args.out_int_at(p.request);
-                let request_address = args.int_at(p.request_address);
                 let comm = self.comm(args.int_at(p.comm));
                 let mut send = self.send_spec(args, &comm, mode, "");
                 if comm.reaches_outside(send.dest.map(Source::Rank)) {
@@ -117,27 +115,17 @@ impl<'t> RankNormalizer<'t> {
                 }
                 send.count = send.count.saturating_mul(partitions(args));
                 let blocking = match form {
-                    Form::Persistent => Blocking::Persistent(self.new_request(
-                        request_out,
-                        request_address,
-                        true,
-                        Some(comm),
-                        None,
-                    )),
-                    Form::Nonblocking => Blocking::Nonblocking(self.new_request(
-                        request_out,
-                        request_address,
-                        false,
-                        Some(comm),
-                        None,
-                    )),
+                    Form::Persistent => {
+                        Blocking::Persistent(self.made_request(args, true, Some(comm), None))
+                    }
+                    Form::Nonblocking => {
+                        Blocking::Nonblocking(self.made_request(args, false, Some(comm), None))
+                    }
                     Form::Blocking => Blocking::Blocking,
                 };
                 Some(Op::Send { send, blocking })
             }
             CallKind::Recv { form } => {
-                let request_out = args.out_int_at(p.request);
-                let request_address = args.int_at(p.request_address);
                 let comm = self.comm(args.int_at(p.comm));
                 let mut recv = self.recv_spec(args, &comm, false, args.status());
                 if comm.reaches_outside(recv.source) {
@@ -146,26 +134,19 @@ impl<'t> RankNormalizer<'t> {
                 recv.count = recv.count.saturating_mul(partitions(args));
                 let blocking = match form {
                     Form::Blocking => Blocking::Blocking,
-                    Form::Nonblocking => Blocking::Nonblocking(self.new_request(
-                        request_out,
-                        request_address,
+                    Form::Nonblocking => Blocking::Nonblocking(self.made_request(
+                        args,
                         false,
                         Some(comm),
                         Some(this_index),
                     )),
-                    Form::Persistent => Blocking::Persistent(self.new_request(
-                        request_out,
-                        request_address,
-                        true,
-                        Some(comm),
-                        None,
-                    )),
+                    Form::Persistent => {
+                        Blocking::Persistent(self.made_request(args, true, Some(comm), None))
+                    }
                 };
                 Some(Op::Recv { recv, blocking })
             }
             CallKind::Sendrecv { nonblocking } => {
-                let request_out = args.out_int_at(p.request);
-                let request_address = args.int_at(p.request_address);
                 let comm = self.comm(args.int_at(p.comm));
                 let send = self.send_spec(args, &comm, SendMode::Standard, "send");
                 let recv = self.recv_spec(args, &comm, true, args.status());
@@ -175,9 +156,8 @@ impl<'t> RankNormalizer<'t> {
                     return None;
                 }
                 let blocking = if nonblocking {
-                    Blocking::Nonblocking(self.new_request(
-                        request_out,
-                        request_address,
+                    Blocking::Nonblocking(self.made_request(
+                        args,
                         false,
                         Some(comm),
                         Some(this_index),

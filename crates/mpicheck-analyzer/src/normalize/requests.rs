@@ -54,6 +54,21 @@ impl<'t> RankNormalizer<'t> {
         }
     }
 
+    /// The request a call that makes one gets: MPI's handle in its `request` argument,
+    /// written to the variable at the address recorded beside it.
+    pub(super) fn made_request(
+        &mut self,
+        args: &Args,
+        persistent: bool,
+        comm: Option<LocalComm>,
+        recv_event: Option<usize>,
+    ) -> ReqId {
+        let p = &args.plan.p2p;
+        let raw = args.out_int_at(p.request);
+        let address = args.int_at(p.request_address);
+        self.new_request(raw, address, persistent, comm, recv_event)
+    }
+
     /// A request MPI gave handle `raw` (`None`: not known), written to the program's
     /// variable at `address`.
     pub(super) fn new_request(
