@@ -922,3 +922,34 @@ fn a_message_nobody_receives_is_lost_not_a_potential_deadlock() {
     let cut = "ranks 2\n0: send dest=1 tag=7\n0: barrier\n1: barrier\n1: end interrupted\n";
     assert!(!codes(cut).contains(&"RQ005"), "{:?}", codes(cut));
 }
+
+#[test]
+fn the_receive_after_a_single_probe_takes_what_that_probe_would_find() {
+    // MUMPS's message loop: rank 0 polls with MPI_Iprobe(any, any) until a message is there
+    // and receives it from the status's source and tag at line 6; the later probes succeed
+    // at their first try (single polls, which wait for nothing). In the matching where the
+    // polled probe finds rank 1's message first, the receives after the single probes take
+    // what is left. Compiled with the source and tag they named, the receive site was no
+    // source follower (its calls after single probes named a source no replayed wildcard
+    // took) but still a tag follower: the first receive waited for rank 2's message with
+    // rank 1's tag, a false DL003.
+    let text = "ranks 4
+        1: isend dest=0 tag=11 req=0 @ w.c:20
+        2: isend dest=0 tag=12 req=0 @ w.c:20
+        3: isend dest=0 tag=13 req=0 @ w.c:20
+        0: iprobe src=any tag=any @ m.c:5
+        0: iprobe src=any tag=any found=1 matched=2:12 @ m.c:5
+        0: recv src=2 tag=12 matched=2 @ m.c:6
+        0: barrier @ m.c:7
+        1: barrier @ w.c:21
+        2: barrier @ w.c:21
+        3: barrier @ w.c:21
+        0: iprobe src=any tag=any found=1 matched=3:13 @ m.c:5
+        0: recv src=3 tag=13 matched=3 @ m.c:6
+        0: iprobe src=any tag=any found=1 matched=1:11 @ m.c:5
+        0: recv src=1 tag=11 matched=1 @ m.c:6
+        1: wait req=0 @ w.c:22
+        2: wait req=0 @ w.c:22
+        3: wait req=0 @ w.c:22";
+    assert_eq!(codes(text), vec!["MR001"]);
+}

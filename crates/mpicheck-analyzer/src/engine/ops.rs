@@ -98,6 +98,12 @@ pub mod flags {
     /// its acknowledgement). Its call site's record is kept apart from the send half's
     /// ([`super::RECEIVE_HALF`]).
     pub const RECEIVE_FOLLOWS_WILDCARD: u8 = 64;
+    /// A receive of the message a single successful `MPI_Iprobe` found (see the `polling`
+    /// module): nobody waits for it, and it takes whatever message is there that the probe
+    /// could have found. Which one that is depends on timing, as for the probe, but the
+    /// program did not wait for it: the replay neither counts it as a race nor explores
+    /// another matching of it.
+    pub const TAKES_PROBED: u8 = 128;
 }
 
 /// Marks the function of a follower call site ([`RankProgram`]'s follower sites) that

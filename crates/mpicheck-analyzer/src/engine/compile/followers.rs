@@ -187,7 +187,11 @@ impl WildcardFollowers {
             }
             return;
         }
-        if op.class == class::NONBLOCKING && op.a != NO_REQ {
+        // A receive nobody waits for, of a message a single probe found (or an
+        // `MPI_Improbe`'s), took it at its call: no wait or test completes it.
+        let taken_at_call =
+            op.flags & flags::TAKES_PROBED != 0 || matches!(event.op, Op::Probe { .. });
+        if op.class == class::NONBLOCKING && op.a != NO_REQ && !taken_at_call {
             self.open.insert(at, (taken, site, wild));
         } else {
             self.blocking = (site, wild);
