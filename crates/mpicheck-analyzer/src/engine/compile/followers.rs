@@ -472,6 +472,40 @@ mod tests {
     }
 
     #[test]
+    fn the_receive_after_a_single_probe_is_the_wildcard_its_replies_follow() {
+        // Rank 0 takes messages the MUMPS way: a polling loop of wildcard probes (line 1),
+        // or a single one that succeeds at once, then the receive of what it found (line 2)
+        // and a reply to its source with its tag (line 3). The receive after a single probe
+        // is itself the wildcard: line 2 follows the polled probes for sure, and line 3
+        // every wildcard, also after the single probes (10 times, two sources: by chance
+        // once in 1,024).
+        let mut text = String::from("ranks 3\n");
+        let rounds = [(1, true), (2, false), (1, false), (2, true), (1, false)];
+        for (source, polled) in rounds.into_iter().cycle().take(10) {
+            let tag = 10 + source;
+            if polled {
+                text.push_str("0: iprobe src=any tag=any @ m.c:1\n");
+            }
+            text.push_str(&format!(
+                "{source}: send dest=0 tag={tag} @ w.c:10
+                0: iprobe src=any tag=any found=1 matched={source}:{tag} @ m.c:1
+                0: recv src={source} tag={tag} matched={source} @ m.c:2
+                0: send dest={source} tag={tag} @ m.c:3
+                {source}: recv src=0 tag={tag} @ w.c:11\n"
+            ));
+        }
+        let run = parse(&text).unwrap();
+        let program = Program::from_run(&run);
+        let probed: Vec<bool> = (program.rank_ops(0).iter())
+            .filter(|op| op.kind == OpKind::Recv)
+            .map(|op| op.flags & flags::TAKES_PROBED != 0)
+            .collect();
+        assert_eq!(probed, [false, true, true, false, true].repeat(2));
+        assert_eq!(follower_lines(&run), [vec!["2", "3"], vec![], vec![]]);
+        assert_eq!(tag_follower_lines(&run), [vec!["2", "3"], vec![], vec![]]);
+    }
+
+    #[test]
     fn a_nonblocking_wildcard_is_the_latest_once_completed() {
         // Rank 0 posts two wildcard receives, waits for the second, replies to its source
         // at line 2, then does the same for the first: each reply names the receive just
