@@ -953,3 +953,26 @@ fn the_receive_after_a_single_probe_takes_what_that_probe_would_find() {
         3: wait req=0 @ w.c:22";
     assert_eq!(codes(text), vec!["MR001"]);
 }
+
+#[test]
+fn only_the_instance_of_a_persistent_send_whose_wait_never_returned_is_unbuffered() {
+    // Rank 0's first instance of a persistent send completed in the run (MPI buffered it)
+    // before the barrier that rank 1 passes before receiving it; the second instance's
+    // wait never returned, while rank 1 waits for a message rank 0 never sends: the hang.
+    // Replayed with every start unbuffered, the first wait blocked before the barrier and
+    // the actual deadlock was not the run's.
+    let text = "ranks 2
+        0: send_init dest=1 tag=0 req=0
+        0: start req=0
+        0: wait req=0
+        0: barrier
+        1: barrier
+        1: recv src=0 tag=0
+        0: start req=0
+        0: blocked wait req=0
+        1: blocked recv src=0 tag=1";
+    let r = replay_mode(text, Mode::Recorded);
+    let stuck: Vec<(u32, usize)> = r.stuck.iter().map(|s| (s.rank, s.event)).collect();
+    assert_eq!(stuck, vec![(0, 5), (1, 2)]);
+    assert_eq!(codes(text), vec!["DL001"]);
+}

@@ -181,6 +181,10 @@ struct RankCompiler {
     /// those whose wait never returned; and whether that operation is nonblocking (known
     /// here, so that forgetting a completed request reads no written chunk back).
     origin: FxHashMap<u32, Origin>,
+    /// Persistent request id → the `MPI_Start*` that started it last: a wait that never
+    /// returned waited for that instance, which is the one to mark, not every start of the
+    /// request (the earlier instances completed in the run).
+    started_by: FxHashMap<u32, u32>,
     /// The waits that never returned.
     unreturned_waits: Vec<u32>,
     /// The thread of the operations, as runs `[first operation, thread]`
@@ -437,6 +441,11 @@ impl RankCompiler {
             };
             self.origin.insert(op.a, origin);
         }
+        if op.kind == OpKind::Start {
+            for k in op.a..op.a + op.b {
+                self.started_by.insert(self.aux.get(k as usize), at);
+            }
+        }
         if op.kind == OpKind::Wait && op.flags & flags::RETURNED == 0 {
             self.unreturned_waits.push(at);
         }
@@ -484,7 +493,13 @@ impl RankCompiler {
                 completed,
                 ..
             } => crate::checks::request::completed_requests(requests, completed).for_each(forget),
-            Op::RequestFree { request } => forget(*request),
+            Op::RequestFree { request } => {
+                forget(*request);
+                // A persistent request is done with too: no call names it again.
+                let id = self.ids.id(*request);
+                self.started_by.remove(&id);
+                self.origin.remove(&id);
+            }
             _ => {}
         }
     }
@@ -602,7 +617,10 @@ impl RankCompiler {
             }
             for k in 0..op.b {
                 let req = self.aux.get((op.a + k) as usize);
-                if let Some(&Origin { op: o, .. }) = self.origin.get(&req) {
+                // A persistent request's last start (which the replay starts unbuffered),
+                // else the operation that made the request.
+                let made = self.origin.get(&req).map(|o| o.op);
+                if let Some(o) = self.started_by.get(&req).copied().or(made) {
                     let mut origin = self.ops.get(o as usize);
                     origin.flags |= flags::UNBUFFERED;
                     self.ops.set(o as usize, origin);

@@ -487,7 +487,10 @@ impl<'s> Engine<'s> {
                     };
                     let s = *self.slots.get(slot).expect("live slot");
                     if s.state == S_INACTIVE || s.state == S_DONE {
-                        self.start(r, s.event, &s.op, s.rx, slot);
+                        // This instance's wait never returned: it did not complete locally.
+                        let mut instance = s.op;
+                        instance.flags |= op.flags & flags::UNBUFFERED;
+                        self.start(r, s.event, &instance, s.rx, slot);
                     }
                 }
                 Step::Next
