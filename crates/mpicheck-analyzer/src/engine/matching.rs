@@ -253,13 +253,7 @@ impl Engine<'_> {
         } else {
             preferred.or(candidates.first().copied())
         };
-        // (The receive of what a single probe found is no race the replay explores.)
-        let takes_probed = || {
-            self.slots
-                .get(head.slot)
-                .is_some_and(|s| s.op.flags & flags::TAKES_PROBED != 0)
-        };
-        let race = (choice.is_some() && candidates.len() > 1 && !takes_probed()).then(|| {
+        let race = (choice.is_some() && candidates.len() > 1).then(|| {
             candidates
                 .iter()
                 .map(|&(s, event)| (s, event as usize))

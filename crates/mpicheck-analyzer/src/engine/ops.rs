@@ -99,10 +99,9 @@ pub mod flags {
     /// ([`super::RECEIVE_HALF`]).
     pub const RECEIVE_FOLLOWS_WILDCARD: u8 = 64;
     /// A receive of the message a single successful `MPI_Iprobe` found (see the `polling`
-    /// module): nobody waits for it, and it takes whatever message is there that the probe
-    /// could have found. Which one that is depends on timing, as for the probe, but the
-    /// program did not wait for it: the replay neither counts it as a race nor explores
-    /// another matching of it.
+    /// module), nobody waiting for it. The single probe is no wildcard the replays replay,
+    /// so the source and tag the receive names are the run's message's, whichever it was:
+    /// its call site follows no wildcard (`compile/followers.rs`).
     pub const TAKES_PROBED: u8 = 128;
 }
 

@@ -11,11 +11,7 @@
 //! The same holds for the receive right after a single `MPI_Iprobe` that found a message,
 //! of that message (`if (flag) MPI_Recv(..., status.MPI_SOURCE, status.MPI_TAG, ...)`): the
 //! program receives only because the message is there, so the receive waits for nothing
-//! either; it takes the message, as `MPI_Improbe` does. It takes whichever message the probe
-//! found: where the probe was for any source or tag, so is the receive
-//! ([`Poll::ReceivesProbed`]). (Compiled with the source and tag it names, a replay in which
-//! an earlier wildcard took this message waited for it forever: MUMPS takes its messages in
-//! arrival order this way.)
+//! either; it takes the message, as `MPI_Improbe` does.
 //!
 //! The trace shows a loop as polls of the same requests (or the same source, tag and
 //! communicator) on one thread that failed before the one that succeeded, with nothing in
@@ -37,25 +33,8 @@ pub(crate) enum Poll {
     LoopEnd,
     /// A single poll that happened to succeed: the program waited for nothing.
     Once,
-    /// A blocking receive of the message a single `MPI_Iprobe` just found, which was for
-    /// any source or any tag as said.
-    ReceivesProbed(ProbedFor),
-}
-
-/// What a single successful `MPI_Iprobe` looked for: any source, any tag.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) struct ProbedFor {
-    pub(crate) any_source: bool,
-    pub(crate) any_tag: bool,
-}
-
-/// The message a single `MPI_Iprobe` found, and what it looked for.
-#[derive(Clone, Copy)]
-struct FoundMessage {
-    comm: CommId,
-    source: Rank,
-    tag: i32,
-    probed_for: ProbedFor,
+    /// A blocking receive of the message a single `MPI_Iprobe` just found.
+    ReceivesProbed,
 }
 
 /// Whether an event is work between polls that [`PollScanner::scan`] only ends the loop
@@ -77,9 +56,9 @@ struct ThreadPolls {
     requests: FxHashSet<ReqId>,
     /// Messages (communicator, source, tag) a nonblocking probe did not find since then.
     probes: FxHashSet<(CommId, Option<Source>, TagMatch)>,
-    /// The message a single `MPI_Iprobe` found last, until the thread's next call that is
-    /// not a poll.
-    found: Option<FoundMessage>,
+    /// The message a single `MPI_Iprobe` found last (communicator, source, tag), until the
+    /// thread's next call that is not a poll.
+    found: Option<(CommId, Rank, i32)>,
 }
 
 impl ThreadPolls {
@@ -193,16 +172,7 @@ impl PollScanner {
                     Some(true) if state.probes.remove(&key) => Poll::LoopEnd,
                     Some(true) => {
                         if !matched_probe {
-                            let probed_for = ProbedFor {
-                                any_source: *source == Some(Source::Any),
-                                any_tag: *tag == TagMatch::Any,
-                            };
-                            state.found = matched.map(|(source, tag)| FoundMessage {
-                                comm: *comm,
-                                source,
-                                tag,
-                                probed_for,
-                            });
+                            state.found = matched.map(|(s, t)| (*comm, s, t));
                         }
                         Poll::Once
                     }
@@ -217,16 +187,16 @@ impl PollScanner {
                 recv,
                 blocking: Blocking::Blocking,
             } if event.returned
-                && found.is_some_and(|found| {
-                    recv.comm == found.comm
+                && found.is_some_and(|(comm, source, tag)| {
+                    recv.comm == comm
                         && recv
                             .source
-                            .is_some_and(|s| s == Source::Any || s == Source::Rank(found.source))
-                        && (recv.tag == TagMatch::Any || recv.tag == TagMatch::Tag(found.tag))
+                            .is_some_and(|s| s == Source::Any || s == Source::Rank(source))
+                        && (recv.tag == TagMatch::Any || recv.tag == TagMatch::Tag(tag))
                 }) =>
             {
                 state.end_loop();
-                Poll::ReceivesProbed(found.map(|f| f.probed_for).unwrap_or_default())
+                Poll::ReceivesProbed
             }
             Op::Other | Op::Init { .. } => {
                 state.found = found;
@@ -327,10 +297,7 @@ mod tests {
             vec![
                 Once,
                 None,
-                ReceivesProbed(ProbedFor {
-                    any_source: true,
-                    any_tag: true
-                }),
+                ReceivesProbed,
                 Once,
                 None,
                 Once,

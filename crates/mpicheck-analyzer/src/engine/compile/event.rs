@@ -149,27 +149,17 @@ pub(super) fn compile_event(
         }
         Op::Recv { recv, blocking } => {
             (op.class, op.a) = blocking_parts(blocking, ids);
+            if poll == Poll::ReceivesProbed {
+                // Received only because a single probe found the message: nobody waits.
+                op.class = class::NONBLOCKING;
+                op.a = ids.fresh();
+                op.flags |= flags::TAKES_PROBED;
+            }
             op.kind = OpKind::Recv;
             op.peer = source_word(recv.source);
             op.tag = tag_word(recv.tag);
             op.comm = recv.comm.0;
             op.b = recv.matched.map_or(NO_RANK, |m| m.0);
-            if let Poll::ReceivesProbed(probed_for) = poll {
-                // Received only because a single probe found the message: nobody waits,
-                // and (where the trace shows which message it was) it takes what the probe
-                // found, whichever message that is.
-                op.class = class::NONBLOCKING;
-                op.a = ids.fresh();
-                if recv.matched.is_some() {
-                    op.flags |= flags::TAKES_PROBED;
-                    if probed_for.any_source {
-                        op.peer = ANY_SOURCE;
-                    }
-                    if probed_for.any_tag {
-                        op.tag = ANY_TAG;
-                    }
-                }
-            }
             if let Some((_, tag)) = recv.matched {
                 note_recorded_tag(&mut op, tag);
             }

@@ -87,6 +87,16 @@ impl Followed {
             });
     }
 
+    /// Notes a call at `site` whose value no wildcard the replays replay gave: the site
+    /// never follows one.
+    fn never_followed(&mut self, site: (u32, u16)) {
+        self.latest_probe = false;
+        self.sites
+            .entry(site)
+            .or_insert_with(SiteFollows::new)
+            .always = false;
+    }
+
     /// Notes a call at `site` that named `value`: whether it is the latest wildcard
     /// receive's (none before the rank's first wildcard receive).
     fn note(&mut self, value: u32, site: (u32, u16)) -> bool {
@@ -153,6 +163,16 @@ impl WildcardFollowers {
                 op.flags |= flags::RECEIVE_FOLLOWS_WILDCARD;
             }
         }
+        if op.flags & flags::TAKES_PROBED != 0 {
+            // The receive of what a single probe found names that message, whichever it
+            // was: it follows no wildcard the replays replay, and neither does its site (a
+            // site also reached after polled probes, as MUMPS's, would otherwise follow
+            // their tag but not their source, and a replay of another matching received
+            // from the run's source with another's tag).
+            self.sources.never_followed(site);
+            self.tags.never_followed(site);
+            return;
+        }
         if op.kind != OpKind::Probe && op.peer != ANY_SOURCE && op.peer != NO_RANK {
             if self.sources.note(op.peer, site) {
                 op.flags |= flags::FOLLOWS_WILDCARD;
@@ -187,10 +207,9 @@ impl WildcardFollowers {
             }
             return;
         }
-        // A receive nobody waits for, of a message a single probe found (or an
-        // `MPI_Improbe`'s), took it at its call: no wait or test completes it.
-        let taken_at_call =
-            op.flags & flags::TAKES_PROBED != 0 || matches!(event.op, Op::Probe { .. });
+        // A matched probe's receive, nobody waiting for it (a single `MPI_Improbe`'s),
+        // took its message at its call: no wait or test completes it.
+        let taken_at_call = matches!(event.op, Op::Probe { .. });
         if op.class == class::NONBLOCKING && op.a != NO_REQ && !taken_at_call {
             self.open.insert(at, (taken, site, wild));
         } else {
@@ -472,13 +491,13 @@ mod tests {
     }
 
     #[test]
-    fn the_receive_after_a_single_probe_is_the_wildcard_its_replies_follow() {
+    fn a_receive_site_reached_after_single_probes_follows_nothing() {
         // Rank 0 takes messages the MUMPS way: a polling loop of wildcard probes (line 1),
-        // or a single one that succeeds at once, then the receive of what it found (line 2)
-        // and a reply to its source with its tag (line 3). The receive after a single probe
-        // is itself the wildcard: line 2 follows the polled probes for sure, and line 3
-        // every wildcard, also after the single probes (10 times, two sources: by chance
-        // once in 1,024).
+        // or a single one that succeeds at once, then the receive of what it found (line 2).
+        // After the polled probes, line 2 names what they found; after the single ones
+        // (no wildcard the replays replay) the message's source and tag, whichever: the
+        // site follows neither the latest source nor the latest tag. Rank 1's line 12 is
+        // reached after polled probes only: it follows both.
         let mut text = String::from("ranks 3\n");
         let rounds = [(1, true), (2, false), (1, false), (2, true), (1, false)];
         for (source, polled) in rounds.into_iter().cycle().take(10) {
@@ -490,8 +509,16 @@ mod tests {
                 "{source}: send dest=0 tag={tag} @ w.c:10
                 0: iprobe src=any tag=any found=1 matched={source}:{tag} @ m.c:1
                 0: recv src={source} tag={tag} matched={source} @ m.c:2
-                0: send dest={source} tag={tag} @ m.c:3
-                {source}: recv src=0 tag={tag} @ w.c:11\n"
+                {source}: recv src=0 tag={tag} @ w.c:11
+                0: send dest={source} tag={tag} @ m.c:3\n"
+            ));
+        }
+        for (source, tag) in [(0, 5), (2, 6)].into_iter().cycle().take(10) {
+            text.push_str(&format!(
+                "{source}: send dest=1 tag={tag} @ w.c:20
+                1: iprobe src=any tag=any @ m.c:11
+                1: iprobe src=any tag=any found=1 matched={source}:{tag} @ m.c:11
+                1: recv src={source} tag={tag} matched={source} @ m.c:12\n"
             ));
         }
         let run = parse(&text).unwrap();
@@ -501,8 +528,8 @@ mod tests {
             .map(|op| op.flags & flags::TAKES_PROBED != 0)
             .collect();
         assert_eq!(probed, [false, true, true, false, true].repeat(2));
-        assert_eq!(follower_lines(&run), [vec!["2", "3"], vec![], vec![]]);
-        assert_eq!(tag_follower_lines(&run), [vec!["2", "3"], vec![], vec![]]);
+        assert_eq!(follower_lines(&run), [vec![], vec!["12"], vec![]]);
+        assert_eq!(tag_follower_lines(&run), [vec![], vec!["12"], vec![]]);
     }
 
     #[test]
