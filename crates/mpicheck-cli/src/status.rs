@@ -110,7 +110,26 @@ pub fn conclude(analysis: &Analysis, end: Option<&ProgramEnd>) -> u8 {
     if code == EXIT_NOT_CLEAN {
         eprintln!("{}", not_clean_reason(end, &analysis.incomplete));
     }
+    if let Some(why) = unexplained_deadlock(has_errors(&analysis.findings), end) {
+        eprintln!("{why}");
+    }
     code
+}
+
+/// The last line on stderr when mpicheck ended the job as deadlocked but no finding of
+/// severity error says why (exit status 1 after "no findings" would read as a contradiction).
+pub fn unexplained_deadlock(errors: bool, end: Option<&ProgramEnd>) -> Option<String> {
+    let ended_deadlock = matches!(
+        end,
+        Some(ProgramEnd::EndedByMpicheck {
+            reason: EndReason::Deadlock
+        })
+    );
+    (ended_deadlock && !errors).then(|| {
+        format!(
+            "mpicheck: exit status {EXIT_ERRORS}: the job made no progress and mpicheck ended it, but its traces show no deadlock among the ranks' MPI calls: a rank may wait outside MPI (a lock, a file, a spin on shared memory), or mpicheck missed the cause"
+        )
+    })
 }
 
 /// The last line on stderr when the exit status is 3: why "no findings" cannot be claimed.
@@ -194,6 +213,24 @@ mod tests {
         assert_eq!(exit_code(false, Some(&interrupted), false), 3);
         assert_eq!(exit_code(false, Some(&ProgramEnd::Succeeded), true), 3);
         assert_eq!(exit_code(true, Some(&ProgramEnd::Succeeded), true), 1);
+    }
+
+    #[test]
+    fn a_deadlock_ended_without_an_error_finding_is_said_so() {
+        let deadlock = ProgramEnd::EndedByMpicheck {
+            reason: EndReason::Deadlock,
+        };
+        let why = unexplained_deadlock(false, Some(&deadlock)).unwrap();
+        assert!(
+            why.contains("exit status 1") && why.contains("no deadlock"),
+            "{why}"
+        );
+        assert_eq!(unexplained_deadlock(true, Some(&deadlock)), None);
+        assert_eq!(
+            unexplained_deadlock(false, Some(&ProgramEnd::Succeeded)),
+            None
+        );
+        assert_eq!(unexplained_deadlock(false, None), None);
     }
 
     #[test]
