@@ -8,7 +8,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::pass::{EventPass, RunTables, SiteFindings};
+use super::pass::{EventPass, RunTables, SiteFindings, ThreadMark};
 use super::Check;
 use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::{Blocking, CommId, Completed, Event, Op, Rank, ReqId, SiteId};
@@ -108,6 +108,10 @@ struct RankWalk {
     latest_enter_ns: u64,
     /// How many retired requests may be held before the old ones are dropped.
     retired_cap: usize,
+    /// Every record of the rank came from one thread ([`ThreadMark::OnlyThread`], told when
+    /// the traces were scanned whole): no call of another thread overlaps a completion, so
+    /// none is retired (nor the threads and times that keep them followed).
+    one_thread: bool,
     /// The buffers of its pending operations (BF001).
     buffers: pending_buffer_overlap::BufferWalk,
 }
@@ -192,19 +196,28 @@ pub(crate) struct RequestPass {
     freed: freed::live::LiveProofs,
     /// The traces never call `MPI_Request_free`: no send is freed, no proof is needed.
     no_request_free: bool,
+    /// The traces were scanned whole: [`ThreadMark::OnlyThread`] holds.
+    scanned_whole: bool,
+}
+
+/// The walk of `rank` in `ranks` (made when it is the first of the rank).
+fn walk_of(ranks: &mut Vec<RankWalk>, rank: Rank) -> &mut RankWalk {
+    let r = rank as usize;
+    if ranks.len() <= r {
+        ranks.resize_with(r + 1, RankWalk::default);
+    }
+    &mut ranks[r]
 }
 
 impl EventPass for RequestPass {
     fn event(&mut self, rank: Rank, i: usize, event: &Event, tables: &RunTables) {
-        let r = rank as usize;
-        if self.ranks.len() <= r {
-            self.ranks.resize_with(r + 1, RankWalk::default);
+        let walk = walk_of(&mut self.ranks, rank);
+        if !walk.one_thread {
+            if let Some(time) = event.time {
+                walk.latest_enter_ns = walk.latest_enter_ns.max(time.enter_ns);
+            }
+            walk.note_thread(event.thread);
         }
-        let walk = &mut self.ranks[r];
-        if let Some(time) = event.time {
-            walk.latest_enter_ns = walk.latest_enter_ns.max(time.enter_ns);
-        }
-        walk.note_thread(event.thread);
         if !self.no_request_free {
             self.freed.event(
                 rank,
@@ -265,7 +278,9 @@ impl EventPass for RequestPass {
                         }
                         Some(_) => {
                             walk.live.remove(&r);
-                            walk.retire(r, event);
+                            if !walk.one_thread {
+                                walk.retire(r, event);
+                            }
                         }
                         None => {}
                     }
@@ -331,6 +346,16 @@ impl EventPass for RequestPass {
             let remote = info.remote.iter().flat_map(|r| r.iter());
             self.freed
                 .comm_freed(comm, info.members.iter().chain(remote).copied());
+        }
+    }
+
+    fn scanned_whole(&mut self) {
+        self.scanned_whole = true;
+    }
+
+    fn mark(&mut self, rank: Rank, mark: &ThreadMark) {
+        if let (true, ThreadMark::OnlyThread(_)) = (self.scanned_whole, mark) {
+            walk_of(&mut self.ranks, rank).one_thread = true;
         }
     }
 
