@@ -554,7 +554,10 @@ impl EventPass for MessageTypePass {
                     self.release(rank, tables, false);
                 }
             }
-            op => self.transfer(rank, (rank, index, 0), call, op, tables),
+            op @ (Op::Send { .. } | Op::Recv { .. } | Op::Sendrecv { .. }) => {
+                self.transfer(rank, (rank, index, 0), call, op, tables)
+            }
+            _ => {}
         }
     }
 
