@@ -8,6 +8,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::few_map::FewMap;
 use super::pass::{EventPass, RunTables, SiteFindings, ThreadMark};
 use super::Check;
 use crate::diagnostic::{CheckInfo, Diagnostic};
@@ -94,7 +95,7 @@ pub(crate) fn completed_requests<'e>(
 /// One rank's live requests, as the walk follows them.
 #[derive(Default)]
 struct RankWalk {
-    live: FxHashMap<ReqId, Live>,
+    live: FewMap<ReqId, Live>,
     /// Requests completed, with the completing call's thread and return time: another
     /// thread's call that was already inside MPI when the completion returned still named a
     /// live request (the concurrent completion is TH003's). Only completions with a return

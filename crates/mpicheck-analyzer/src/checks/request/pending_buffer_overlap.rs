@@ -3,6 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use super::freed::Proofs;
+use crate::checks::few_map::FewMap;
 use super::Call;
 use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
@@ -87,7 +88,7 @@ impl Spans {
     }
 }
 
-type Pending = FxHashMap<ReqId, PendingOp>;
+type Pending = FewMap<ReqId, PendingOp>;
 
 fn request_of(event: &Event) -> Option<Blocking> {
     match &event.op {
@@ -117,7 +118,7 @@ fn conflicts(
 ) -> Vec<Conflict> {
     // For each pending operation, its first overlap with a write on either side.
     let mut found: Vec<(usize, ReqId, &PendingOp, &BufferSpan, &BufferSpan)> = Vec::new();
-    for (request, op) in pending {
+    for (request, op) in pending.iter() {
         let first = op.spans.as_slice().iter().find_map(|t| {
             spans
                 .iter()
