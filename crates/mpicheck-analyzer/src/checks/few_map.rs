@@ -50,10 +50,7 @@ impl<K: Copy + Eq + Hash, V> FewMap<K, V> {
     #[inline]
     pub fn get_mut(&mut self, key: &K) -> Option<&mut V> {
         match self {
-            FewMap::Few(entries) => entries
-                .iter_mut()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v),
+            FewMap::Few(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
             FewMap::Many(map) => map.get_mut(key),
         }
     }
@@ -175,7 +172,10 @@ mod tests {
             expected.sort_unstable();
             assert_eq!(entries, expected);
         }
-        assert!(matches!(few, FewMap::Many(_)), "more than a few held at once");
+        assert!(
+            matches!(few, FewMap::Many(_)),
+            "more than a few held at once"
+        );
         few.clear();
         assert!(few.is_empty());
     }

@@ -3,8 +3,8 @@
 use rustc_hash::FxHashMap;
 
 use super::freed::Proofs;
-use crate::checks::few_map::FewMap;
 use super::Call;
+use crate::checks::few_map::FewMap;
 use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Blocking, BufferSpan, Event, Op, Rank, ReqId, SiteId};

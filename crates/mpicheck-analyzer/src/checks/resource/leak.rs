@@ -226,7 +226,6 @@ impl Leaks {
             _ => {}
         }
     }
-
 }
 
 fn free_call(kind: ObjectKind) -> &'static str {
