@@ -99,6 +99,18 @@ fn request_of(event: &Event) -> Option<Blocking> {
     }
 }
 
+/// Whether one of `spans` overlaps a buffer of a pending operation where either side
+/// writes: whether [`conflicts`] finds any.
+fn clashes(spans: &[BufferSpan], pending: &Pending) -> bool {
+    pending.values().any(|op| {
+        op.spans.as_slice().iter().any(|t| {
+            spans
+                .iter()
+                .any(|ours| ours.overlaps(t) && (ours.write || t.write))
+        })
+    })
+}
+
 /// One conflict: the pending operation's request, whether it was freed, and the finding.
 struct Conflict {
     request: ReqId,
@@ -250,8 +262,9 @@ impl BufferWalk {
         found: &mut Overlaps,
     ) {
         let spans = event.buffers();
-        // (A call without buffers overlaps none.)
-        if !self.pending.is_empty() && !spans.is_empty() {
+        // (A call without buffers overlaps none; nearly always none overlaps: seen before
+        // the list of conflicts is built.)
+        if !self.pending.is_empty() && !spans.is_empty() && clashes(spans, &self.pending) {
             found.add(
                 rank,
                 i,
