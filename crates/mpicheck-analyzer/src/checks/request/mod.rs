@@ -212,6 +212,74 @@ fn walk_of(ranks: &mut Vec<RankWalk>, rank: Rank) -> &mut RankWalk {
 
 impl EventPass for RequestPass {
     fn event(&mut self, rank: Rank, i: usize, event: &Event, tables: &RunTables) {
+        // (Most calls of a single-threaded rank, in a program that frees no request, make,
+        // name and share the memory of no request: answered without the walk's register
+        // saves.)
+        if let (true, Some(walk)) = (self.no_request_free, self.ranks.get(rank as usize)) {
+            if walk.one_thread
+                && !names_requests(event)
+                && (walk.buffers.is_empty() || event.buffers().is_empty())
+            {
+                return;
+            }
+        }
+        self.follow(rank, i, event, tables);
+    }
+
+    // A receive's match pairs it with its message (freed sends' proofs).
+    fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
+        if !self.no_request_free {
+            self.freed.matched(rank, index, matched);
+        }
+    }
+
+    fn comm_freed(&mut self, comm: CommId, tables: &RunTables) {
+        if let (false, Some(info)) = (self.no_request_free, tables.comm(comm)) {
+            let remote = info.remote.iter().flat_map(|r| r.iter());
+            self.freed
+                .comm_freed(comm, info.members.iter().chain(remote).copied());
+        }
+    }
+
+    fn scanned_whole(&mut self) {
+        self.scanned_whole = true;
+    }
+
+    fn mark(&mut self, rank: Rank, mark: &ThreadMark) {
+        if let (true, ThreadMark::OnlyThread(_)) = (self.scanned_whole, mark) {
+            walk_of(&mut self.ranks, rank).one_thread = true;
+        }
+    }
+
+    fn scanned(&mut self, called: &[&str]) {
+        self.no_request_free = !crate::checks::pass::calls_named_with(called, "request_free");
+    }
+
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        let proofs = self.freed.finish();
+        let mut freed_active = SiteFindings::default();
+        for f in &self.freed_active {
+            // A freed send is fine when a later synchronization shows the program that it
+            // completed (MPI 4.1 Example 3.13).
+            if !proofs.contains_key(&(f.rank, f.request)) {
+                let (message, label) = free_active::finding(f.start);
+                freed_active.add_at(f.rank, f.free.site, f.free.name, message, label);
+            }
+        }
+        let mut out = unwaited::diagnostics(self.unwaited, tables);
+        out.extend(free_active::diagnostics(freed_active, tables));
+        out.extend(unknown_request::diagnostics(self.unknown, tables));
+        out.extend(start_active::diagnostics(self.started_active, tables));
+        out.extend(self.overlaps.diagnostics(&proofs, tables));
+        out
+    }
+}
+
+impl RequestPass {
+    /// [`EventPass::event`] of a call that may make, name or share the memory of a
+    /// request.
+    #[inline(never)]
+    fn follow(&mut self, rank: Rank, i: usize, event: &Event, tables: &RunTables) {
         let walk = walk_of(&mut self.ranks, rank);
         if !walk.one_thread {
             if let Some(time) = event.time {
@@ -334,54 +402,24 @@ impl EventPass for RequestPass {
             self.unknown.add(rank, event, message, label);
         }
     }
+}
 
-    // A receive's match pairs it with its message (freed sends' proofs).
-    fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
-        if !self.no_request_free {
-            self.freed.matched(rank, index, matched);
-        }
-    }
-
-    fn comm_freed(&mut self, comm: CommId, tables: &RunTables) {
-        if let (false, Some(info)) = (self.no_request_free, tables.comm(comm)) {
-            let remote = info.remote.iter().flat_map(|r| r.iter());
-            self.freed
-                .comm_freed(comm, info.members.iter().chain(remote).copied());
-        }
-    }
-
-    fn scanned_whole(&mut self) {
-        self.scanned_whole = true;
-    }
-
-    fn mark(&mut self, rank: Rank, mark: &ThreadMark) {
-        if let (true, ThreadMark::OnlyThread(_)) = (self.scanned_whole, mark) {
-            walk_of(&mut self.ranks, rank).one_thread = true;
-        }
-    }
-
-    fn scanned(&mut self, called: &[&str]) {
-        self.no_request_free = !crate::checks::pass::calls_named_with(called, "request_free");
-    }
-
-    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        let proofs = self.freed.finish();
-        let mut freed_active = SiteFindings::default();
-        for f in &self.freed_active {
-            // A freed send is fine when a later synchronization shows the program that it
-            // completed (MPI 4.1 Example 3.13).
-            if !proofs.contains_key(&(f.rank, f.request)) {
-                let (message, label) = free_active::finding(f.start);
-                freed_active.add_at(f.rank, f.free.site, f.free.name, message, label);
-            }
-        }
-        let mut out = unwaited::diagnostics(self.unwaited, tables);
-        out.extend(free_active::diagnostics(freed_active, tables));
-        out.extend(unknown_request::diagnostics(self.unknown, tables));
-        out.extend(start_active::diagnostics(self.started_active, tables));
-        out.extend(self.overlaps.diagnostics(&proofs, tables));
-        out
-    }
+/// Whether `event` makes or names a request, or ends the rank's requests.
+fn names_requests(event: &Event) -> bool {
+    let by_op = match &event.op {
+        Op::Send { blocking, .. }
+        | Op::Recv { blocking, .. }
+        | Op::Sendrecv { blocking, .. }
+        | Op::Collective { blocking, .. } => !matches!(blocking, Blocking::Blocking),
+        Op::Start { .. }
+        | Op::Wait { .. }
+        | Op::RequestStatus { .. }
+        | Op::Cancel { .. }
+        | Op::RequestFree { .. }
+        | Op::Finalize => true,
+        _ => false,
+    };
+    by_op || event.facts().is_some_and(|f| !f.other_requests.is_empty())
 }
 
 /// RQ001-RQ004 and BF001, from one walk over each rank's requests.

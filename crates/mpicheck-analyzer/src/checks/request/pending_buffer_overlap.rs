@@ -251,6 +251,11 @@ impl Overlaps {
 }
 
 impl BufferWalk {
+    /// Whether no operation's buffers are pending.
+    pub(super) fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
     /// The rank's next event, `i` its index.
     #[inline]
     pub(super) fn event(
