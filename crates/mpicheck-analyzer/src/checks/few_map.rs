@@ -150,7 +150,7 @@ mod tests {
             // Inserts, a replaced value, removes of present and absent keys.
             let key = (i * 7) % 23;
             match i % 5 {
-                0 | 1 | 2 => {
+                0..=2 => {
                     few.insert(key, i);
                     map.insert(key, i);
                 }
