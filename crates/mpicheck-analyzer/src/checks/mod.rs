@@ -25,6 +25,7 @@ mod context;
 pub mod datatype;
 pub mod deadlock;
 mod describe;
+pub(crate) mod few_map;
 pub mod message_race;
 pub(crate) mod pass;
 pub mod pending_buffer;

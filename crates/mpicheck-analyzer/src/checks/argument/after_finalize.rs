@@ -55,6 +55,27 @@ struct AfterFinalize {
 
 impl EventPass for AfterFinalize {
     fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
+        // (Nearly every event: no rank finalized yet, and not a finalize. Answered before the
+        // lookup, without the rest's register saves.)
+        if self.finalized.is_empty() && !matches!(event.op, Op::Finalize) {
+            return;
+        }
+        self.after_a_finalize(rank, event);
+    }
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        self.found.diagnostics(
+            tables,
+            &AR010,
+            &["after MPI_Finalize only MPI_Initialized, MPI_Finalized, MPI_Get_version and a few others may be called (MPI 4.1 §11.2.2)"],
+            "make the call before MPI_Finalize",
+        )
+    }
+}
+
+impl AfterFinalize {
+    /// [`EventPass::event`] once some rank finalized, or at a finalize.
+    #[inline(never)]
+    fn after_a_finalize(&mut self, rank: Rank, event: &Event) {
         let Some(&(thread, time)) = self.finalized.get(&rank) else {
             if matches!(event.op, Op::Finalize) && event.returned {
                 self.finalized.insert(rank, (event.thread, event.time));
@@ -75,14 +96,6 @@ impl EventPass for AfterFinalize {
                 "called after MPI is finalized",
             );
         }
-    }
-    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        self.found.diagnostics(
-            tables,
-            &AR010,
-            &["after MPI_Finalize only MPI_Initialized, MPI_Finalized, MPI_Get_version and a few others may be called (MPI 4.1 §11.2.2)"],
-            "make the call before MPI_Finalize",
-        )
     }
 }
 

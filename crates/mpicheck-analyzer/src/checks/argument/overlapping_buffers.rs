@@ -3,7 +3,7 @@
 use crate::checks::pass::{EventPass, RunTables, SiteFindings};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Event, Rank};
+use crate::model::{BufferSpan, Event, Rank};
 
 pub const BF002: CheckInfo = CheckInfo {
     code: "BF002",
@@ -53,6 +53,27 @@ struct Overlaps(SiteFindings);
 impl EventPass for Overlaps {
     fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
         let spans = event.buffers();
+        // (Nearly every call has one buffer or none: answered without the search's register
+        // saves.)
+        if spans.len() >= 2 {
+            self.judge(rank, event, spans);
+        }
+    }
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        self.0.diagnostics(
+            tables,
+            &BF002,
+            &["the buffers of one call must not overlap where MPI writes one of them (MPI 4.1 §2.5.7)"],
+            "use MPI_IN_PLACE (collectives), MPI_Sendrecv_replace, or a separate receive buffer",
+        )
+    }
+}
+
+impl Overlaps {
+    /// Notes the first two of `spans`, the buffers of `event`, that overlap where one is
+    /// written.
+    #[inline(never)]
+    fn judge(&mut self, rank: Rank, event: &Event, spans: &[BufferSpan]) {
         let clash = spans.iter().enumerate().find_map(|(k, a)| {
             spans[k + 1..]
                 .iter()
@@ -67,14 +88,6 @@ impl EventPass for Overlaps {
                 format!("{} and {} share memory", a.param, b.param),
             );
         }
-    }
-    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        self.0.diagnostics(
-            tables,
-            &BF002,
-            &["the buffers of one call must not overlap where MPI writes one of them (MPI 4.1 §2.5.7)"],
-            "use MPI_IN_PLACE (collectives), MPI_Sendrecv_replace, or a separate receive buffer",
-        )
     }
 }
 

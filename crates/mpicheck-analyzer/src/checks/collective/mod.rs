@@ -18,7 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::pass::{EventPass, Filled, RunTables};
 use crate::checks::{collective_call, datatype, Check, Needs, Slot};
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
-use crate::model::{CommId, Event, Rank};
+use crate::model::{CommId, Event, Op, Rank};
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::Text;
@@ -117,18 +117,10 @@ impl EventPass for CollectivePass {
         if !self.co006.idle() {
             self.co006.event(rank, event);
         }
-        let Some((comm, call)) = Call::of(rank, index, event, tables) else {
-            return;
-        };
-        self.co002.call(comm, &call);
-        let mut done = std::mem::take(&mut self.done);
-        self.aligner.add_into(comm, call, tables, &mut done);
-        for position in done.drain(..) {
-            self.co001.complete(&position, tables);
-            self.aligned(&position, tables);
-            self.aligner.recycle(position.calls);
+        // (Most events are no collective: answered without the aligner's register saves.)
+        if let Op::Collective { .. } = event.op {
+            self.collective(rank, index, event, tables);
         }
-        self.done = done;
     }
 
     fn scanned(&mut self, called: &[&str]) {
@@ -170,6 +162,26 @@ impl EventPass for CollectivePass {
         out.extend(this.co006.finish(tables));
         out.extend(this.ty001.finish(tables));
         out
+    }
+}
+
+impl CollectivePass {
+    /// [`EventPass::event`] of a collective call: aligned with the other members' calls, and
+    /// the positions it completes judged.
+    #[inline(never)]
+    fn collective(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        let Some((comm, call)) = Call::of(rank, index, event, tables) else {
+            return;
+        };
+        self.co002.call(comm, &call);
+        let mut done = std::mem::take(&mut self.done);
+        self.aligner.add_into(comm, call, tables, &mut done);
+        for position in done.drain(..) {
+            self.co001.complete(&position, tables);
+            self.aligned(&position, tables);
+            self.aligner.recycle(position.calls);
+        }
+        self.done = done;
     }
 }
 

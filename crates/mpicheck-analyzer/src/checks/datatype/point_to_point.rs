@@ -17,6 +17,7 @@ use std::collections::{HashMap, VecDeque};
 
 use rustc_hash::FxHashMap;
 
+use crate::checks::few_map::FewMap;
 use crate::checks::pass::{EventPass, RunTables};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
@@ -208,8 +209,9 @@ pub(crate) struct MessageTypePass {
     /// posting order.
     held: Vec<VecDeque<Posted>>,
     /// The held receives that wait for their match, by (rank, event), and their requests.
-    awaiting: FxHashMap<(Rank, usize), Awaited>,
-    awaiting_requests: FxHashMap<(Rank, ReqId), usize>,
+    /// (Few at a time: a wildcard receive waits from its post to its wait.)
+    awaiting: FewMap<(Rank, usize), Awaited>,
+    awaiting_requests: FewMap<(Rank, ReqId), usize>,
     /// Ranks whose held receives a match came for since the last event: they are paired at
     /// the next event, with the tables.
     released: Vec<Rank>,
@@ -554,7 +556,12 @@ impl EventPass for MessageTypePass {
                     self.release(rank, tables, false);
                 }
             }
-            op => self.transfer(rank, (rank, index, 0), call, op, tables),
+            // (Calls that send and receive nothing, most, are not looked at further.)
+            op => {
+                if matches!(op, Op::Send { .. } | Op::Recv { .. } | Op::Sendrecv { .. }) {
+                    self.transfer(rank, (rank, index, 0), call, op, tables)
+                }
+            }
         }
     }
 

@@ -8,7 +8,8 @@
 
 use rustc_hash::FxHashMap;
 
-use super::pass::{EventPass, RunTables, SiteFindings};
+use super::few_map::FewMap;
+use super::pass::{EventPass, RunTables, SiteFindings, ThreadMark};
 use super::Check;
 use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::{Blocking, CommId, Completed, Event, Op, Rank, ReqId, SiteId};
@@ -94,7 +95,7 @@ pub(crate) fn completed_requests<'e>(
 /// One rank's live requests, as the walk follows them.
 #[derive(Default)]
 struct RankWalk {
-    live: FxHashMap<ReqId, Live>,
+    live: FewMap<ReqId, Live>,
     /// Requests completed, with the completing call's thread and return time: another
     /// thread's call that was already inside MPI when the completion returned still named a
     /// live request (the concurrent completion is TH003's). Only completions with a return
@@ -108,6 +109,10 @@ struct RankWalk {
     latest_enter_ns: u64,
     /// How many retired requests may be held before the old ones are dropped.
     retired_cap: usize,
+    /// Every record of the rank came from one thread ([`ThreadMark::OnlyThread`], told when
+    /// the traces were scanned whole): no call of another thread overlaps a completion, so
+    /// none is retired (nor the threads and times that keep them followed).
+    one_thread: bool,
     /// The buffers of its pending operations (BF001).
     buffers: pending_buffer_overlap::BufferWalk,
 }
@@ -192,19 +197,96 @@ pub(crate) struct RequestPass {
     freed: freed::live::LiveProofs,
     /// The traces never call `MPI_Request_free`: no send is freed, no proof is needed.
     no_request_free: bool,
+    /// The traces were scanned whole: [`ThreadMark::OnlyThread`] holds.
+    scanned_whole: bool,
+}
+
+/// The walk of `rank` in `ranks` (made when it is the first of the rank).
+fn walk_of(ranks: &mut Vec<RankWalk>, rank: Rank) -> &mut RankWalk {
+    let r = rank as usize;
+    if ranks.len() <= r {
+        ranks.resize_with(r + 1, RankWalk::default);
+    }
+    &mut ranks[r]
 }
 
 impl EventPass for RequestPass {
     fn event(&mut self, rank: Rank, i: usize, event: &Event, tables: &RunTables) {
-        let r = rank as usize;
-        if self.ranks.len() <= r {
-            self.ranks.resize_with(r + 1, RankWalk::default);
+        // (Most calls of a single-threaded rank, in a program that frees no request, make,
+        // name and share the memory of no request: answered without the walk's register
+        // saves.)
+        if let (true, Some(walk)) = (self.no_request_free, self.ranks.get(rank as usize)) {
+            if walk.one_thread
+                && !names_requests(event)
+                && (walk.buffers.is_empty() || event.buffers().is_empty())
+            {
+                return;
+            }
         }
-        let walk = &mut self.ranks[r];
-        if let Some(time) = event.time {
-            walk.latest_enter_ns = walk.latest_enter_ns.max(time.enter_ns);
+        self.follow(rank, i, event, tables);
+    }
+
+    // A receive's match pairs it with its message (freed sends' proofs).
+    fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
+        if !self.no_request_free {
+            self.freed.matched(rank, index, matched);
         }
-        walk.note_thread(event.thread);
+    }
+
+    fn comm_freed(&mut self, comm: CommId, tables: &RunTables) {
+        if let (false, Some(info)) = (self.no_request_free, tables.comm(comm)) {
+            let remote = info.remote.iter().flat_map(|r| r.iter());
+            self.freed
+                .comm_freed(comm, info.members.iter().chain(remote).copied());
+        }
+    }
+
+    fn scanned_whole(&mut self) {
+        self.scanned_whole = true;
+    }
+
+    fn mark(&mut self, rank: Rank, mark: &ThreadMark) {
+        if let (true, ThreadMark::OnlyThread(_)) = (self.scanned_whole, mark) {
+            walk_of(&mut self.ranks, rank).one_thread = true;
+        }
+    }
+
+    fn scanned(&mut self, called: &[&str]) {
+        self.no_request_free = !crate::checks::pass::calls_named_with(called, "request_free");
+    }
+
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        let proofs = self.freed.finish();
+        let mut freed_active = SiteFindings::default();
+        for f in &self.freed_active {
+            // A freed send is fine when a later synchronization shows the program that it
+            // completed (MPI 4.1 Example 3.13).
+            if !proofs.contains_key(&(f.rank, f.request)) {
+                let (message, label) = free_active::finding(f.start);
+                freed_active.add_at(f.rank, f.free.site, f.free.name, message, label);
+            }
+        }
+        let mut out = unwaited::diagnostics(self.unwaited, tables);
+        out.extend(free_active::diagnostics(freed_active, tables));
+        out.extend(unknown_request::diagnostics(self.unknown, tables));
+        out.extend(start_active::diagnostics(self.started_active, tables));
+        out.extend(self.overlaps.diagnostics(&proofs, tables));
+        out
+    }
+}
+
+impl RequestPass {
+    /// [`EventPass::event`] of a call that may make, name or share the memory of a
+    /// request.
+    #[inline(never)]
+    fn follow(&mut self, rank: Rank, i: usize, event: &Event, tables: &RunTables) {
+        let walk = walk_of(&mut self.ranks, rank);
+        if !walk.one_thread {
+            if let Some(time) = event.time {
+                walk.latest_enter_ns = walk.latest_enter_ns.max(time.enter_ns);
+            }
+            walk.note_thread(event.thread);
+        }
         if !self.no_request_free {
             self.freed.event(
                 rank,
@@ -265,7 +347,9 @@ impl EventPass for RequestPass {
                         }
                         Some(_) => {
                             walk.live.remove(&r);
-                            walk.retire(r, event);
+                            if !walk.one_thread {
+                                walk.retire(r, event);
+                            }
                         }
                         None => {}
                     }
@@ -318,44 +402,24 @@ impl EventPass for RequestPass {
             self.unknown.add(rank, event, message, label);
         }
     }
+}
 
-    // A receive's match pairs it with its message (freed sends' proofs).
-    fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
-        if !self.no_request_free {
-            self.freed.matched(rank, index, matched);
-        }
-    }
-
-    fn comm_freed(&mut self, comm: CommId, tables: &RunTables) {
-        if let (false, Some(info)) = (self.no_request_free, tables.comm(comm)) {
-            let remote = info.remote.iter().flat_map(|r| r.iter());
-            self.freed
-                .comm_freed(comm, info.members.iter().chain(remote).copied());
-        }
-    }
-
-    fn scanned(&mut self, called: &[&str]) {
-        self.no_request_free = !crate::checks::pass::calls_named_with(called, "request_free");
-    }
-
-    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        let proofs = self.freed.finish();
-        let mut freed_active = SiteFindings::default();
-        for f in &self.freed_active {
-            // A freed send is fine when a later synchronization shows the program that it
-            // completed (MPI 4.1 Example 3.13).
-            if !proofs.contains_key(&(f.rank, f.request)) {
-                let (message, label) = free_active::finding(f.start);
-                freed_active.add_at(f.rank, f.free.site, f.free.name, message, label);
-            }
-        }
-        let mut out = unwaited::diagnostics(self.unwaited, tables);
-        out.extend(free_active::diagnostics(freed_active, tables));
-        out.extend(unknown_request::diagnostics(self.unknown, tables));
-        out.extend(start_active::diagnostics(self.started_active, tables));
-        out.extend(self.overlaps.diagnostics(&proofs, tables));
-        out
-    }
+/// Whether `event` makes or names a request, or ends the rank's requests.
+fn names_requests(event: &Event) -> bool {
+    let by_op = match &event.op {
+        Op::Send { blocking, .. }
+        | Op::Recv { blocking, .. }
+        | Op::Sendrecv { blocking, .. }
+        | Op::Collective { blocking, .. } => !matches!(blocking, Blocking::Blocking),
+        Op::Start { .. }
+        | Op::Wait { .. }
+        | Op::RequestStatus { .. }
+        | Op::Cancel { .. }
+        | Op::RequestFree { .. }
+        | Op::Finalize => true,
+        _ => false,
+    };
+    by_op || event.facts().is_some_and(|f| !f.other_requests.is_empty())
 }
 
 /// RQ001-RQ004 and BF001, from one walk over each rank's requests.

@@ -4,6 +4,7 @@ use rustc_hash::FxHashMap;
 
 use super::freed::Proofs;
 use super::Call;
+use crate::checks::few_map::FewMap;
 use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Blocking, BufferSpan, Event, Op, Rank, ReqId, SiteId};
@@ -87,7 +88,7 @@ impl Spans {
     }
 }
 
-type Pending = FxHashMap<ReqId, PendingOp>;
+type Pending = FewMap<ReqId, PendingOp>;
 
 fn request_of(event: &Event) -> Option<Blocking> {
     match &event.op {
@@ -96,6 +97,18 @@ fn request_of(event: &Event) -> Option<Blocking> {
         }
         _ => None,
     }
+}
+
+/// Whether one of `spans` overlaps a buffer of a pending operation where either side
+/// writes: whether [`conflicts`] finds any.
+fn clashes(spans: &[BufferSpan], pending: &Pending) -> bool {
+    pending.values().any(|op| {
+        op.spans.as_slice().iter().any(|t| {
+            spans
+                .iter()
+                .any(|ours| ours.overlaps(t) && (ours.write || t.write))
+        })
+    })
 }
 
 /// One conflict: the pending operation's request, whether it was freed, and the finding.
@@ -117,7 +130,7 @@ fn conflicts(
 ) -> Vec<Conflict> {
     // For each pending operation, its first overlap with a write on either side.
     let mut found: Vec<(usize, ReqId, &PendingOp, &BufferSpan, &BufferSpan)> = Vec::new();
-    for (request, op) in pending {
+    for (request, op) in pending.iter() {
         let first = op.spans.as_slice().iter().find_map(|t| {
             spans
                 .iter()
@@ -238,6 +251,11 @@ impl Overlaps {
 }
 
 impl BufferWalk {
+    /// Whether no operation's buffers are pending.
+    pub(super) fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
     /// The rank's next event, `i` its index.
     #[inline]
     pub(super) fn event(
@@ -249,8 +267,9 @@ impl BufferWalk {
         found: &mut Overlaps,
     ) {
         let spans = event.buffers();
-        // (A call without buffers overlaps none.)
-        if !self.pending.is_empty() && !spans.is_empty() {
+        // (A call without buffers overlaps none; nearly always none overlaps: seen before
+        // the list of conflicts is built.)
+        if !self.pending.is_empty() && !spans.is_empty() && clashes(spans, &self.pending) {
             found.add(
                 rank,
                 i,

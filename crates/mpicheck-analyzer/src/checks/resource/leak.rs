@@ -104,49 +104,20 @@ fn report(
 
 impl EventPass for Leaks {
     fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
-        let r = rank as usize;
-        if self.ranks.len() <= r {
-            self.ranks.resize_with(r + 1, || None);
-        }
-        let state = self.ranks[r].get_or_insert_with(RankObjects::default);
-        if let Some((thread, time)) = state.finalizing {
-            if !event.ran_inside_call(thread, time) {
-                state.finalizing = None;
-                report(&mut self.groups, rank, &mut state.live);
-            }
-        }
-        if let Some(facts) = event.facts() {
-            for object in &facts.freed {
-                state.live.remove(object);
-            }
-            for &object in &facts.created {
-                state.live.insert(object, (event.site, event.call));
-            }
-        }
-        let persistent = match &event.op {
-            Op::Send { blocking, .. }
-            | Op::Recv { blocking, .. }
-            | Op::Sendrecv { blocking, .. }
-            | Op::Collective { blocking, .. } => match blocking {
-                Blocking::Persistent(r) => Some(*r),
-                _ => None,
-            },
-            _ => None,
+        // (Most events make, free and end nothing, on a rank not finalizing: answered
+        // without the rest's register saves.)
+        let finalizing = match self.ranks.get(rank as usize) {
+            Some(Some(state)) => state.finalizing.is_some(),
+            _ => true,
         };
-        let request = |r: crate::model::ReqId| ObjectRef {
-            kind: ObjectKind::Request,
-            id: crate::model::ObjectId(r.0),
-        };
-        if let Some(r) = persistent {
-            state.live.insert(request(r), (event.site, event.call));
+        if !finalizing
+            && event.facts().is_none()
+            && persistent_request(&event.op).is_none()
+            && !matches!(event.op, Op::RequestFree { .. } | Op::Finalize)
+        {
+            return;
         }
-        match &event.op {
-            Op::RequestFree { request: r } => {
-                state.live.remove(&request(*r));
-            }
-            Op::Finalize => state.finalizing = Some((event.thread, event.time)),
-            _ => {}
-        }
+        self.follow(rank, event);
     }
 
     fn finish(mut self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
@@ -198,6 +169,62 @@ impl EventPass for Leaks {
                 }
             })
             .collect()
+    }
+}
+
+/// The persistent request `op` makes, if it makes one.
+fn persistent_request(op: &Op) -> Option<crate::model::ReqId> {
+    match op {
+        Op::Send { blocking, .. }
+        | Op::Recv { blocking, .. }
+        | Op::Sendrecv { blocking, .. }
+        | Op::Collective { blocking, .. } => match blocking {
+            Blocking::Persistent(r) => Some(*r),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Leaks {
+    /// [`EventPass::event`] for an event that may make, free or end something (or the
+    /// first of its rank, or one after its `MPI_Finalize`).
+    #[inline(never)]
+    fn follow(&mut self, rank: Rank, event: &Event) {
+        let r = rank as usize;
+        if self.ranks.len() <= r {
+            self.ranks.resize_with(r + 1, || None);
+        }
+        let state = self.ranks[r].get_or_insert_with(RankObjects::default);
+        if let Some((thread, time)) = state.finalizing {
+            if !event.ran_inside_call(thread, time) {
+                state.finalizing = None;
+                report(&mut self.groups, rank, &mut state.live);
+            }
+        }
+        if let Some(facts) = event.facts() {
+            for object in &facts.freed {
+                state.live.remove(object);
+            }
+            for &object in &facts.created {
+                state.live.insert(object, (event.site, event.call));
+            }
+        }
+        let persistent = persistent_request(&event.op);
+        let request = |r: crate::model::ReqId| ObjectRef {
+            kind: ObjectKind::Request,
+            id: crate::model::ObjectId(r.0),
+        };
+        if let Some(r) = persistent {
+            state.live.insert(request(r), (event.site, event.call));
+        }
+        match &event.op {
+            Op::RequestFree { request: r } => {
+                state.live.remove(&request(*r));
+            }
+            Op::Finalize => state.finalizing = Some((event.thread, event.time)),
+            _ => {}
+        }
     }
 }
 

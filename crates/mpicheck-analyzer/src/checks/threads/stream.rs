@@ -44,6 +44,12 @@ pub(crate) struct ThreadPass {
 }
 
 impl ThreadPass {
+    /// [`EventPass::event`] for a call that may change something.
+    #[inline(never)]
+    fn call(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        self.rank(rank).call(index, event, tables);
+    }
+
     fn rank(&mut self, rank: Rank) -> &mut RankState {
         let r = rank as usize;
         if self.ranks.len() <= r {
@@ -55,10 +61,14 @@ impl ThreadPass {
 
 impl EventPass for ThreadPass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
-        match self.ranks.get_mut(rank as usize) {
-            Some(Some(state)) => state.call(index, event, tables),
-            _ => self.rank(rank).call(index, event, tables),
+        // (Most calls of a single-threaded rank change nothing: answered without the rest's
+        // register saves.)
+        if let Some(Some(state)) = self.ranks.get(rank as usize) {
+            if state.changes_nothing(event) {
+                return;
+            }
         }
+        self.call(rank, index, event, tables);
     }
 
     fn scanned_whole(&mut self) {
@@ -288,6 +298,19 @@ impl RankState {
             self.freed.call(&call, event, clock);
         }
         self.last = Some(call);
+    }
+
+    /// Whether [`RankState::call`] of `event` would change nothing: a call of a rank whose
+    /// records all came from one thread, outside regions and blocks, neither its init nor
+    /// its finalize, of the thread already noted ([`RankState::call_of_the_only_thread`]).
+    #[inline]
+    fn changes_nothing(&self, event: &Event) -> bool {
+        self.one_thread
+            && self.regions.is_empty()
+            && self.blocks.is_empty()
+            && self.first_thread.is_some()
+            && self.single.noted(event.thread)
+            && !matches!(event.op, Op::Init { .. } | Op::Finalize)
     }
 
     /// [`RankState::call`] for a rank whose records all came from one thread
