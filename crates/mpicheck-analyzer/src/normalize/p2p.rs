@@ -56,10 +56,7 @@ impl<'t> RankNormalizer<'t> {
         SendSpec {
             dest: self.peer(comm, args.int_at(p.dest)),
             // (The fallbacks read only when needed: a send's words are read once each.)
-            tag: args
-                .int_at(tag)
-                .or_else(|| args.int_at(p.tag))
-                .unwrap_or(0) as i32,
+            tag: args.int_at(tag).or_else(|| args.int_at(p.tag)).unwrap_or(0) as i32,
             comm: comm.id,
             count: args
                 .int_at(count)
