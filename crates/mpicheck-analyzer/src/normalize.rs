@@ -322,6 +322,10 @@ where
             &mut a.events,
             &mut made,
         );
+        // Only a collective call's arguments are kept in the table, and with
+        // `Keep::LastEvents` only until the passes saw its event: when the table is empty,
+        // no event of this call has any to drop (no removal per event).
+        let args_kept = !tables.collective_args.is_empty();
         let run_tables = RunTables::new(
             &tables.sites,
             &tables.comms,
@@ -340,7 +344,7 @@ where
                     for pass in passes.iter_mut() {
                         pass.event(rank, index, event, &run_tables);
                     }
-                    if let Keep::LastEvents(_) = keep {
+                    if matches!(keep, Keep::LastEvents(_)) && args_kept {
                         seen.push((rank, index as u32));
                     }
                 }

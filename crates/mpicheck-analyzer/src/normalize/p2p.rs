@@ -55,10 +55,14 @@ impl<'t> RankNormalizer<'t> {
         };
         SendSpec {
             dest: self.peer(comm, args.int_at(p.dest)),
-            tag: args.int_at(tag).or(args.int_at(p.tag)).unwrap_or(0) as i32,
+            // (The fallbacks read only when needed: a send's words are read once each.)
+            tag: args.int_at(tag).or_else(|| args.int_at(p.tag)).unwrap_or(0) as i32,
             comm: comm.id,
-            count: args.int_at(count).or(args.int_at(p.count)).unwrap_or(0),
-            datatype: self.datatype(args.int_at(datatype).or(args.int_at(p.datatype))),
+            count: args
+                .int_at(count)
+                .or_else(|| args.int_at(p.count))
+                .unwrap_or(0),
+            datatype: self.datatype(args.int_at(datatype).or_else(|| args.int_at(p.datatype))),
             mode,
         }
     }
@@ -73,8 +77,8 @@ impl<'t> RankNormalizer<'t> {
         let p = &args.plan.p2p;
         let (count, datatype, tag) = if sendrecv {
             (
-                args.int_at(p.recvcount).or(args.int_at(p.count)),
-                args.int_at(p.recvtype).or(args.int_at(p.datatype)),
+                args.int_at(p.recvcount).or_else(|| args.int_at(p.count)),
+                args.int_at(p.recvtype).or_else(|| args.int_at(p.datatype)),
                 args.int_at(p.recvtag),
             )
         } else {

@@ -133,6 +133,8 @@ pub(super) struct FunctionPlan {
     pub(super) kind: CallKind,
     /// The recorder's pseudo-call it is that yields no event (`RankStream::call`).
     pub(super) pseudo: Option<Pseudo>,
+    /// `MPI_Abort`, whose event may say how the rank ended (`RankStream::call`).
+    pub(super) abort: bool,
     /// Where the arguments of its calls that must agree across ranks are, for collectives.
     pub(super) collective: CollectivePlan,
     /// An `MPI_Type_*` call, which `type_constructor` follows.
@@ -263,6 +265,7 @@ impl FunctionPlan {
                 "MPICHECK_Given_up" => Some(Pseudo::GivenUp),
                 _ => None,
             },
+            abort: name == "MPI_Abort",
             collective: CollectivePlan::of(
                 short,
                 position,

@@ -210,17 +210,24 @@ impl<'a> RankStream<'a> {
             &mut self.slots,
             events,
         );
-        for (event, matched) in self.matched.drain(..) {
-            // (A call completing a receive it started itself has no earlier event to fill.)
-            if event < this_index {
-                out.push(Normalized::Matched { event, matched });
+        // (Most calls complete no receive, mark no use and free no communicator: the
+        // lists are drained only when they hold something.)
+        if !self.matched.is_empty() {
+            for (event, matched) in self.matched.drain(..) {
+                // (A call completing a receive it started itself has no earlier event to
+                // fill.)
+                if event < this_index {
+                    out.push(Normalized::Matched { event, matched });
+                }
             }
         }
         if !made_event {
             // (No event for uses to be marked on.)
             self.state.objects.marks.clear();
-            for comm in self.state.freed_comms.drain(..) {
-                out.push(Normalized::CommFreed(comm));
+            if !self.state.freed_comms.is_empty() {
+                for comm in self.state.freed_comms.drain(..) {
+                    out.push(Normalized::CommFreed(comm));
+                }
             }
             return;
         }
@@ -238,7 +245,7 @@ impl<'a> RankStream<'a> {
         if matches!(event.op, Op::Finalize) && event.returned {
             self.finalized_at = time.exit_ns;
         }
-        if event.call == "MPI_Abort" {
+        if plan.abort {
             self.last_abort = Some((this_index, event.thread, event.call));
             self.abort_followed = false;
         } else if self
@@ -258,11 +265,15 @@ impl<'a> RankStream<'a> {
             }
         }
         out.push(Normalized::Event);
-        for mark in self.state.objects.marks.drain(..) {
-            out.push(Normalized::Mark(mark));
+        if !self.state.objects.marks.is_empty() {
+            for mark in self.state.objects.marks.drain(..) {
+                out.push(Normalized::Mark(mark));
+            }
         }
-        for comm in self.state.freed_comms.drain(..) {
-            out.push(Normalized::CommFreed(comm));
+        if !self.state.freed_comms.is_empty() {
+            for comm in self.state.freed_comms.drain(..) {
+                out.push(Normalized::CommFreed(comm));
+            }
         }
     }
 

@@ -269,9 +269,9 @@ impl<'t> RankNormalizer<'t> {
         };
         let named = made_before()
             .nth(occurrence - 1)
-            .or(made_before().next_back())
-            .or(live.get(occurrence - 1))
-            .or(live.last())
+            .or_else(|| made_before().next_back())
+            .or_else(|| live.get(occurrence - 1))
+            .or_else(|| live.last())
             .map(|info| info.id);
         if addressed && live.len() > 1 {
             // Named by the order of the handles though the call's addresses were known
