@@ -60,10 +60,21 @@ struct Followed {
     latest_probe: bool,
     /// By call site (site, function) of the calls made after a wildcard receive: whether
     /// each named that receive's value.
-    sites: FxHashMap<(u32, u16), SiteFollows>,
+    sites: Vec<((u32, u16), SiteFollows)>,
+    /// The index in `sites` of each call site.
+    site_index: FxHashMap<(u32, u16), u32>,
+    /// The index in `sites` of the last site found at each of a few slots chosen by the
+    /// site (empty until the first call after a wildcard receive): a loop's sites are
+    /// found here with one comparison, before `site_index` is hashed (every send after a
+    /// rank's first wildcard receive is noted, and the hash cost ~60 instructions).
+    recent: Vec<u32>,
     /// By call site of wildcard receives: whether they took more than one value.
     wildcard_sites: FxHashMap<(u32, u16), WildcardSite>,
 }
+
+/// The slots of [`Followed::recent`] (a power of two): more than a loop has call sites
+/// after its wildcard receives, so that two of them rarely share a slot.
+const RECENT_SITES: usize = 16;
 
 /// The values a wildcard receive's call site took: the first, and whether another.
 #[derive(Clone, Copy)]
@@ -95,18 +106,46 @@ impl Followed {
         };
         let follows = value == latest;
         let after_probe = std::mem::take(&mut self.latest_probe);
-        self.sites
-            .entry(site)
-            .or_insert_with(SiteFollows::new)
-            .note(follows, value, self.latest_site, after_probe);
+        let latest_site = self.latest_site;
+        self.site_follows(site)
+            .note(follows, value, latest_site, after_probe);
         follows
+    }
+
+    /// The entry of call site `site`, made if it is new.
+    #[inline]
+    fn site_follows(&mut self, site: (u32, u16)) -> &mut SiteFollows {
+        if self.recent.is_empty() {
+            self.recent = vec![u32::MAX; RECENT_SITES];
+        }
+        // The key's high bits after a multiply by a large odd number pick the slot.
+        let key = (site.0 as u64) << 16 | site.1 as u64;
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (u64::BITS - RECENT_SITES.ilog2()))
+            as usize;
+        let index = self.recent[slot] as usize;
+        if self.sites.get(index).is_some_and(|s| s.0 == site) {
+            return &mut self.sites[index].1;
+        }
+        self.site_not_recent(site, slot)
+    }
+
+    /// [`Followed::site_follows`] of a site not in its recent slot (out of line: rare).
+    #[inline(never)]
+    fn site_not_recent(&mut self, site: (u32, u16), slot: usize) -> &mut SiteFollows {
+        let sites = &mut self.sites;
+        let index = *self.site_index.entry(site).or_insert_with(|| {
+            sites.push((site, SiteFollows::new()));
+            sites.len() as u32 - 1
+        });
+        self.recent[slot] = index;
+        &mut self.sites[index as usize].1
     }
 
     /// The call sites whose every call named the value of the rank's latest wildcard
     /// receive, and how sure that is by design.
     fn sites(&self) -> FxHashMap<(u32, u16), Following> {
         (self.sites.iter())
-            .filter_map(|(&site, f)| Some((site, f.following(&self.wildcard_sites)?)))
+            .filter_map(|&(site, f)| Some((site, f.following(&self.wildcard_sites)?)))
             .collect()
     }
 }
