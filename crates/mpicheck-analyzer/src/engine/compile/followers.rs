@@ -171,6 +171,13 @@ impl WildcardFollowers {
     #[inline(never)]
     fn note_send_or_recv(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo, event: &Event) {
         let site = (info.site, info.call);
+        if op.kind == OpKind::Send {
+            // (Most of these: a send is no wildcard receive, and has no receive half.)
+            if op.peer != ANY_SOURCE && op.peer != NO_RANK {
+                self.note_send(op, site);
+            }
+            return;
+        }
         // The tag a receive matches (a send's tag: no send is TAG_RECORDED).
         let op_tag = op.recv_tag();
         // The receive half's (source, tag, source taken) of a sendrecv. Its source is
@@ -193,14 +200,16 @@ impl WildcardFollowers {
             }
         }
         if op.kind != OpKind::Probe && op.peer != ANY_SOURCE && op.peer != NO_RANK {
-            if self.sources.note(op.peer, site) {
-                op.flags |= flags::FOLLOWS_WILDCARD;
-            }
-            // A receive carries the tag it names only after a probe for any tag.
-            let carries_tag =
-                matches!(op.kind, OpKind::Send | OpKind::Sendrecv) || self.tags.latest_probe;
-            if carries_tag && self.tags.note(op_tag as u32, site) {
-                op.flags |= flags::FOLLOWS_WILDCARD_TAG;
+            if op.kind == OpKind::Sendrecv {
+                self.note_send(op, site);
+            } else {
+                if self.sources.note(op.peer, site) {
+                    op.flags |= flags::FOLLOWS_WILDCARD;
+                }
+                // A receive carries the tag it names only after a probe for any tag.
+                if self.tags.latest_probe && self.tags.note(op_tag as u32, site) {
+                    op.flags |= flags::FOLLOWS_WILDCARD_TAG;
+                }
             }
         }
         let (source, tag, taken_source) = receive_half.unwrap_or((op.peer, op_tag, op.b));
@@ -237,6 +246,18 @@ impl WildcardFollowers {
             if let Some(taken) = taken {
                 self.took(taken, site, wild, false);
             }
+        }
+    }
+
+    /// Notes a send (or a sendrecv's send half) to a rank, made at `site`: whether it
+    /// names the latest wildcard source, and carries the latest wildcard tag.
+    #[inline]
+    fn note_send(&mut self, op: &mut ReplayOp, site: (u32, u16)) {
+        if self.sources.note(op.peer, site) {
+            op.flags |= flags::FOLLOWS_WILDCARD;
+        }
+        if self.tags.note(op.tag as u32, site) {
+            op.flags |= flags::FOLLOWS_WILDCARD_TAG;
         }
     }
 
@@ -320,8 +341,9 @@ impl SiteFollows {
     }
 
     fn note(&mut self, follows: bool, peer: u32, wildcard_site: (u32, u16), after_probe: bool) {
+        // (A site that once did not follow never will: the rest is for one that might.)
         self.always &= follows;
-        if !follows {
+        if !self.always {
             return;
         }
         self.after_probe &= after_probe;
