@@ -180,7 +180,7 @@ struct RankCompiler {
     /// Request id → the operation that created it (a send, receive or collective), to mark
     /// those whose wait never returned; and whether that operation is nonblocking (known
     /// here, so that forgetting a completed request reads no written chunk back).
-    origin: FxHashMap<u32, Origin>,
+    origin: Origins,
     /// Persistent request id → the `MPI_Start*` that started it last: a wait that never
     /// returned waited for that instance, which is the one to mark, not every start of the
     /// request (the earlier instances completed in the run).
@@ -473,12 +473,9 @@ impl RankCompiler {
         let mut forget = |request: ReqId| {
             self.cancels.sends.remove(&request.0);
             let id = self.ids.id(request);
-            if let Entry::Occupied(origin) = self.origin.entry(id) {
-                if origin.get().nonblocking {
-                    let origin = origin.remove();
-                    nonblocking.push(request);
-                    self.followers.request_done(origin.op, completes);
-                }
+            if let Some(origin) = self.origin.remove_nonblocking(id) {
+                nonblocking.push(request);
+                self.followers.request_done(origin.op, completes);
             }
         };
         match &event.op {
@@ -498,7 +495,7 @@ impl RankCompiler {
                 // A persistent request is done with too: no call names it again.
                 let id = self.ids.id(*request);
                 self.started_by.remove(&id);
-                self.origin.remove(&id);
+                self.origin.remove(id, |_| true);
             }
             _ => {}
         }
@@ -619,7 +616,7 @@ impl RankCompiler {
                 let req = self.aux.get((op.a + k) as usize);
                 // A persistent request's last start (which the replay starts unbuffered),
                 // else the operation that made the request.
-                let made = self.origin.get(&req).map(|o| o.op);
+                let made = self.origin.get(req).map(|o| o.op);
                 if let Some(o) = self.started_by.get(&req).copied().or(made) {
                     let mut origin = self.ops.get(o as usize);
                     origin.flags |= flags::UNBUFFERED;
@@ -635,6 +632,111 @@ impl RankCompiler {
 struct Origin {
     op: u32,
     nonblocking: bool,
+}
+
+/// The ids a window of [`Origins`] spans at most: a request live this far behind the
+/// newest goes to the hashed ones.
+const ORIGINS_WINDOW: u32 = 64;
+
+/// The compiler's fresh request ids count down from just below [`NO_REQ`]: from here on,
+/// ids are never in the window of [`Origins`].
+const ORIGINS_FRESH_FROM: u32 = 1 << 31;
+
+/// The operation that made each of a rank's live requests, by request id. A rank's ids
+/// count up and its nonblocking requests nearly always complete soon, so the live ones are
+/// a short run of ids: kept in a window indexed by their offset from its first id, which
+/// moves on as the first ones go, as the replay's request map does (`engine/requests.rs`);
+/// the ids behind it, far ahead of it or fresh are hashed. (A hash insert and remove per
+/// request cost ~120 instructions.) An id in the window's span is never hashed.
+#[derive(Default)]
+struct Origins {
+    base: u32,
+    window: VecDeque<Option<Origin>>,
+    other: FxHashMap<u32, Origin>,
+}
+
+impl Origins {
+    #[inline]
+    fn insert(&mut self, id: u32, origin: Origin) {
+        let i = id.wrapping_sub(self.base) as usize;
+        if i < self.window.len() {
+            self.window[i] = Some(origin);
+        } else if i < ORIGINS_WINDOW as usize && id < ORIGINS_FRESH_FROM {
+            // Nearly always an id a little past the window's end.
+            if self.window.is_empty() {
+                self.base = id;
+            } else {
+                while self.window.len() < i {
+                    self.window.push_back(None);
+                }
+            }
+            self.window.push_back(Some(origin));
+        } else {
+            self.insert_other(id, origin);
+        }
+    }
+
+    /// [`Origins::insert`] of an id behind the window, far ahead of it, or fresh.
+    #[inline(never)]
+    fn insert_other(&mut self, id: u32, origin: Origin) {
+        if id < self.base || id >= ORIGINS_FRESH_FROM {
+            self.other.insert(id, origin);
+            return;
+        }
+        // Far ahead: the window starts again at the id, the requests it held hashed (all
+        // behind it).
+        for (k, o) in self.window.drain(..).enumerate() {
+            if let Some(o) = o {
+                self.other.insert(self.base + k as u32, o);
+            }
+        }
+        self.base = id;
+        self.window.push_back(Some(origin));
+    }
+
+    fn get(&self, id: u32) -> Option<Origin> {
+        let i = id.wrapping_sub(self.base) as usize;
+        if i < self.window.len() {
+            return self.window[i];
+        }
+        self.other.get(&id).copied()
+    }
+
+    /// Forgets the request `id` if a nonblocking operation made it; that operation.
+    #[inline]
+    fn remove_nonblocking(&mut self, id: u32) -> Option<Origin> {
+        self.remove(id, |o| o.nonblocking)
+    }
+
+    /// Forgets the request `id` if `which` says so of the operation that made it; that
+    /// operation.
+    #[inline]
+    fn remove(&mut self, id: u32, which: impl Fn(&Origin) -> bool) -> Option<Origin> {
+        let i = id.wrapping_sub(self.base) as usize;
+        if i < self.window.len() {
+            let origin = self.window[i].filter(&which)?;
+            self.window[i] = None;
+            // The window moves on past the ids with no request at its front.
+            while let Some(None) = self.window.front() {
+                self.window.pop_front();
+                self.base += 1;
+            }
+            return Some(origin);
+        }
+        if self.other.is_empty() {
+            return None;
+        }
+        match self.other.entry(id) {
+            Entry::Occupied(origin) if which(origin.get()) => Some(origin.remove()),
+            _ => None,
+        }
+    }
+
+    /// How many requests it holds.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.window.iter().flatten().count() + self.other.len()
+    }
 }
 
 #[derive(Default)]
@@ -876,6 +978,47 @@ mod tests {
             program.rank_ops(1)[2].kind,
             OpKind::Release,
             "a single test"
+        );
+    }
+
+    /// The origins of requests are found wherever they are kept: in the window (in order,
+    /// with gaps, completed out of order), behind it, far ahead of it, or fresh.
+    #[test]
+    fn origins_are_found_in_and_out_of_their_window() {
+        let origin = |op: u32, nonblocking: bool| Origin { op, nonblocking };
+        let mut origins = Origins::default();
+        let fresh = NO_REQ - 1;
+        for (id, nonblocking) in [(5, true), (7, true), (6, false), (1, true), (fresh, true)] {
+            origins.insert(id, origin(id, nonblocking));
+        }
+        // Past the window's span: it starts again there, 5 to 7 hashed.
+        origins.insert(5 + ORIGINS_WINDOW, origin(5 + ORIGINS_WINDOW, true));
+        origins.insert(8, origin(8, true));
+        assert_eq!(origins.len(), 7);
+        let op = |o: Option<Origin>| o.map(|o| o.op);
+        assert_eq!(
+            op(origins.remove_nonblocking(6)),
+            None,
+            "a persistent one stays"
+        );
+        assert_eq!(op(origins.get(6)), Some(6));
+        for id in [7, 5, 1, fresh, 8, 5 + ORIGINS_WINDOW] {
+            assert_eq!(op(origins.get(id)), Some(id), "{id}");
+            assert_eq!(op(origins.remove_nonblocking(id)), Some(id), "{id}");
+            assert!(origins.get(id).is_none(), "{id}");
+        }
+        assert_eq!(origins.len(), 1);
+        // In order, completed out of order: the window moves on past the completed.
+        let mut origins = Origins::default();
+        for id in 0..10 {
+            origins.insert(id, origin(id, true));
+        }
+        for id in [1, 0, 3, 2] {
+            assert_eq!(op(origins.remove_nonblocking(id)), Some(id));
+        }
+        assert_eq!(
+            (origins.base, origins.window.len(), origins.other.len()),
+            (4, 6, 0)
         );
     }
 

@@ -60,10 +60,21 @@ struct Followed {
     latest_probe: bool,
     /// By call site (site, function) of the calls made after a wildcard receive: whether
     /// each named that receive's value.
-    sites: FxHashMap<(u32, u16), SiteFollows>,
+    sites: Vec<((u32, u16), SiteFollows)>,
+    /// The index in `sites` of each call site.
+    site_index: FxHashMap<(u32, u16), u32>,
+    /// The index in `sites` of the last site found at each of a few slots chosen by the
+    /// site (empty until the first call after a wildcard receive): a loop's sites are
+    /// found here with one comparison, before `site_index` is hashed (every send after a
+    /// rank's first wildcard receive is noted, and the hash cost ~60 instructions).
+    recent: Vec<u32>,
     /// By call site of wildcard receives: whether they took more than one value.
     wildcard_sites: FxHashMap<(u32, u16), WildcardSite>,
 }
+
+/// The slots of [`Followed::recent`] (a power of two): more than a loop has call sites
+/// after its wildcard receives, so that two of them rarely share a slot.
+const RECENT_SITES: usize = 16;
 
 /// The values a wildcard receive's call site took: the first, and whether another.
 #[derive(Clone, Copy)]
@@ -91,10 +102,7 @@ impl Followed {
     /// never follows one.
     fn never_followed(&mut self, site: (u32, u16)) {
         self.latest_probe = false;
-        self.sites
-            .entry(site)
-            .or_insert_with(SiteFollows::new)
-            .always = false;
+        self.site_follows(site).always = false;
     }
 
     /// Notes a call at `site` that named `value`: whether it is the latest wildcard
@@ -105,18 +113,46 @@ impl Followed {
         };
         let follows = value == latest;
         let after_probe = std::mem::take(&mut self.latest_probe);
-        self.sites
-            .entry(site)
-            .or_insert_with(SiteFollows::new)
-            .note(follows, value, self.latest_site, after_probe);
+        let latest_site = self.latest_site;
+        self.site_follows(site)
+            .note(follows, value, latest_site, after_probe);
         follows
+    }
+
+    /// The entry of call site `site`, made if it is new.
+    #[inline]
+    fn site_follows(&mut self, site: (u32, u16)) -> &mut SiteFollows {
+        if self.recent.is_empty() {
+            self.recent = vec![u32::MAX; RECENT_SITES];
+        }
+        // The key's high bits after a multiply by a large odd number pick the slot.
+        let key = (site.0 as u64) << 16 | site.1 as u64;
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (u64::BITS - RECENT_SITES.ilog2()))
+            as usize;
+        let index = self.recent[slot] as usize;
+        if self.sites.get(index).is_some_and(|s| s.0 == site) {
+            return &mut self.sites[index].1;
+        }
+        self.site_not_recent(site, slot)
+    }
+
+    /// [`Followed::site_follows`] of a site not in its recent slot (out of line: rare).
+    #[inline(never)]
+    fn site_not_recent(&mut self, site: (u32, u16), slot: usize) -> &mut SiteFollows {
+        let sites = &mut self.sites;
+        let index = *self.site_index.entry(site).or_insert_with(|| {
+            sites.push((site, SiteFollows::new()));
+            sites.len() as u32 - 1
+        });
+        self.recent[slot] = index;
+        &mut self.sites[index as usize].1
     }
 
     /// The call sites whose every call named the value of the rank's latest wildcard
     /// receive, and how sure that is by design.
     fn sites(&self) -> FxHashMap<(u32, u16), Following> {
         (self.sites.iter())
-            .filter_map(|(&site, f)| Some((site, f.following(&self.wildcard_sites)?)))
+            .filter_map(|&(site, f)| Some((site, f.following(&self.wildcard_sites)?)))
             .collect()
     }
 }
@@ -142,6 +178,13 @@ impl WildcardFollowers {
     #[inline(never)]
     fn note_send_or_recv(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo, event: &Event) {
         let site = (info.site, info.call);
+        if op.kind == OpKind::Send {
+            // (Most of these: a send is no wildcard receive, and has no receive half.)
+            if op.peer != ANY_SOURCE && op.peer != NO_RANK {
+                self.note_send(op, site);
+            }
+            return;
+        }
         // The tag a receive matches (a send's tag: no send is TAG_RECORDED).
         let op_tag = op.recv_tag();
         // The receive half's (source, tag, source taken) of a sendrecv. Its source is
@@ -174,14 +217,16 @@ impl WildcardFollowers {
             return;
         }
         if op.kind != OpKind::Probe && op.peer != ANY_SOURCE && op.peer != NO_RANK {
-            if self.sources.note(op.peer, site) {
-                op.flags |= flags::FOLLOWS_WILDCARD;
-            }
-            // A receive carries the tag it names only after a probe for any tag.
-            let carries_tag =
-                matches!(op.kind, OpKind::Send | OpKind::Sendrecv) || self.tags.latest_probe;
-            if carries_tag && self.tags.note(op_tag as u32, site) {
-                op.flags |= flags::FOLLOWS_WILDCARD_TAG;
+            if op.kind == OpKind::Sendrecv {
+                self.note_send(op, site);
+            } else {
+                if self.sources.note(op.peer, site) {
+                    op.flags |= flags::FOLLOWS_WILDCARD;
+                }
+                // A receive carries the tag it names only after a probe for any tag.
+                if self.tags.latest_probe && self.tags.note(op_tag as u32, site) {
+                    op.flags |= flags::FOLLOWS_WILDCARD_TAG;
+                }
             }
         }
         let (source, tag, taken_source) = receive_half.unwrap_or((op.peer, op_tag, op.b));
@@ -217,6 +262,18 @@ impl WildcardFollowers {
             if let Some(taken) = taken {
                 self.took(taken, site, wild, false);
             }
+        }
+    }
+
+    /// Notes a send (or a sendrecv's send half) to a rank, made at `site`: whether it
+    /// names the latest wildcard source, and carries the latest wildcard tag.
+    #[inline]
+    fn note_send(&mut self, op: &mut ReplayOp, site: (u32, u16)) {
+        if self.sources.note(op.peer, site) {
+            op.flags |= flags::FOLLOWS_WILDCARD;
+        }
+        if self.tags.note(op.tag as u32, site) {
+            op.flags |= flags::FOLLOWS_WILDCARD_TAG;
         }
     }
 
@@ -300,8 +357,9 @@ impl SiteFollows {
     }
 
     fn note(&mut self, follows: bool, peer: u32, wildcard_site: (u32, u16), after_probe: bool) {
+        // (A site that once did not follow never will: the rest is for one that might.)
         self.always &= follows;
-        if !follows {
+        if !self.always {
             return;
         }
         self.after_probe &= after_probe;
