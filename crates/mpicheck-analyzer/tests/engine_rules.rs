@@ -928,11 +928,11 @@ fn the_receive_after_a_single_probe_takes_what_that_probe_would_find() {
     // MUMPS's message loop: rank 0 polls with MPI_Iprobe(any, any) until a message is there
     // and receives it from the status's source and tag at line 6; the later probes succeed
     // at their first try (single polls, which wait for nothing). In the matching where the
-    // polled probe finds rank 1's message first, the receives after the single probes take
-    // what is left. Compiled with the source and tag they named, the receive site was no
-    // source follower (its calls after single probes named a source no replayed wildcard
-    // took) but still a tag follower: the first receive waited for rank 2's message with
-    // rank 1's tag, a false DL003.
+    // polled probe finds rank 1's message first (a probe takes nothing), line 6 still
+    // receives rank 2's, and the later receives the others. The receive site was no source
+    // follower (its calls after
+    // single probes named a source no replayed wildcard took) but still a tag follower:
+    // the first receive waited for rank 2's message with rank 1's tag, a false DL003.
     let text = "ranks 4
         1: isend dest=0 tag=11 req=0 @ w.c:20
         2: isend dest=0 tag=12 req=0 @ w.c:20
