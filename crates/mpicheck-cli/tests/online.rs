@@ -760,8 +760,10 @@ fn fast_jobs_wait_for_the_analysis(family: Family) {
     );
     assert!(said.contains("mpicheck: note: the job waited "), "{said}");
     assert!(said.contains("is used: true"), "{said}");
-    // What is left on disk is a fraction of what was written.
-    assert_eq!(given_back(&dir.path().join("out-held"), 2), 2, "{said}");
+    // Records were given back to the disk. (Not half of them, as once asserted: the job
+    // goes on once the analysis is within 9 MiB of it and ends soon after, so on a loaded
+    // machine the records written since, not yet analyzed, were 13 of 19 MB in one CI run.)
+    assert_eq!(given_back(&dir.path().join("out-held"), 1), 2, "{said}");
     // (The same arguments, the file there from the start: the report names them.)
     let (kept, said) = report_of(
         family,
