@@ -84,13 +84,7 @@ impl ProgramEnd {
 
 /// The exit status for a finished analysis.
 pub fn exit_code(errors: bool, end: Option<&ProgramEnd>, incomplete: bool) -> u8 {
-    let ended_deadlock = matches!(
-        end,
-        Some(ProgramEnd::EndedByMpicheck {
-            reason: EndReason::Deadlock
-        })
-    );
-    if errors || ended_deadlock {
+    if errors || ended_as_deadlock(end) {
         EXIT_ERRORS
     } else if incomplete || end.is_some_and(|e| e.failure().is_some()) {
         EXIT_NOT_CLEAN
@@ -102,15 +96,12 @@ pub fn exit_code(errors: bool, end: Option<&ProgramEnd>, incomplete: bool) -> u8
 /// The exit status of a finished analysis of a run that ended as `end` (`None`: unknown, a
 /// saved run without run.json); prints why when it is 3.
 pub fn conclude(analysis: &Analysis, end: Option<&ProgramEnd>) -> u8 {
-    let code = exit_code(
-        has_errors(&analysis.findings),
-        end,
-        !analysis.incomplete.is_empty(),
-    );
+    let errors = has_errors(&analysis.findings);
+    let code = exit_code(errors, end, !analysis.incomplete.is_empty());
     if code == EXIT_NOT_CLEAN {
         eprintln!("{}", not_clean_reason(end, &analysis.incomplete));
     }
-    if let Some(why) = unexplained_deadlock(has_errors(&analysis.findings), end) {
+    if let Some(why) = unexplained_deadlock(errors, end) {
         eprintln!("{why}");
     }
     code
@@ -119,17 +110,21 @@ pub fn conclude(analysis: &Analysis, end: Option<&ProgramEnd>) -> u8 {
 /// The last line on stderr when mpicheck ended the job as deadlocked but no finding of
 /// severity error says why (exit status 1 after "no findings" would read as a contradiction).
 pub fn unexplained_deadlock(errors: bool, end: Option<&ProgramEnd>) -> Option<String> {
-    let ended_deadlock = matches!(
-        end,
-        Some(ProgramEnd::EndedByMpicheck {
-            reason: EndReason::Deadlock
-        })
-    );
-    (ended_deadlock && !errors).then(|| {
+    (ended_as_deadlock(end) && !errors).then(|| {
         format!(
             "mpicheck: exit status {EXIT_ERRORS}: the job made no progress and mpicheck ended it, but its traces show no deadlock among the ranks' MPI calls: a rank may wait outside MPI (a lock, a file, a spin on shared memory), or mpicheck missed the cause"
         )
     })
+}
+
+/// mpicheck ended the job as deadlocked.
+fn ended_as_deadlock(end: Option<&ProgramEnd>) -> bool {
+    matches!(
+        end,
+        Some(ProgramEnd::EndedByMpicheck {
+            reason: EndReason::Deadlock
+        })
+    )
 }
 
 /// The last line on stderr when the exit status is 3: why "no findings" cannot be claimed.
