@@ -179,12 +179,11 @@ struct RankCompiler {
     prev_test: Option<WinId>,
     /// Request id → the operation that created it (a send, receive or collective), to mark
     /// those whose wait never returned; and whether that operation is nonblocking (known
-    /// here, so that forgetting a completed request reads no written chunk back).
-    origin: Origins,
-    /// Persistent request id → the `MPI_Start*` that started it last: a wait that never
+    /// here, so that forgetting a completed request reads no written chunk back). For a
+    /// persistent request, the `MPI_Start*` that started it last: a wait that never
     /// returned waited for that instance, which is the one to mark, not every start of the
     /// request (the earlier instances completed in the run).
-    started_by: FxHashMap<u32, u32>,
+    origin: Origins,
     /// The waits that never returned.
     unreturned_waits: Vec<u32>,
     /// The thread of the operations, as runs `[first operation, thread]`
@@ -443,7 +442,10 @@ impl RankCompiler {
         }
         if op.kind == OpKind::Start {
             for k in op.a..op.a + op.b {
-                self.started_by.insert(self.aux.get(k as usize), at);
+                let req = self.aux.get(k as usize);
+                if let Some(made) = self.origin.get(req) {
+                    self.origin.insert(req, Origin { op: at, ..made });
+                }
             }
         }
         if op.kind == OpKind::Wait && op.flags & flags::RETURNED == 0 {
@@ -493,9 +495,8 @@ impl RankCompiler {
             Op::RequestFree { request } => {
                 forget(*request);
                 // A persistent request is done with too: no call names it again.
-                let id = self.ids.id(*request);
-                self.started_by.remove(&id);
-                self.origin.remove(id, |_| true);
+                self.origin
+                    .remove(self.ids.id(*request), |o| !o.nonblocking);
             }
             _ => {}
         }
@@ -614,10 +615,8 @@ impl RankCompiler {
             }
             for k in 0..op.b {
                 let req = self.aux.get((op.a + k) as usize);
-                // A persistent request's last start (which the replay starts unbuffered),
-                // else the operation that made the request.
-                let made = self.origin.get(req).map(|o| o.op);
-                if let Some(o) = self.started_by.get(&req).copied().or(made) {
+                // (A persistent request's last start, which the replay starts unbuffered.)
+                if let Some(Origin { op: o, .. }) = self.origin.get(req) {
                     let mut origin = self.ops.get(o as usize);
                     origin.flags |= flags::UNBUFFERED;
                     self.ops.set(o as usize, origin);
