@@ -197,7 +197,8 @@ pub struct JobMpi {
 }
 
 /// Checks every program of the job (found, not a launcher, linked against the MPI that
-/// `--mpi` may only confirm, the same for all) and returns the job's MPI.
+/// `--mpi` may only confirm, or a Python program, for which `--mpi` decides, the same for
+/// all) and returns the job's MPI.
 pub fn job_mpi(contexts: &[AppContext], requested: Option<MpiFamily>) -> Result<JobMpi> {
     let mut first: Option<JobMpi> = None;
     for context in contexts {
@@ -208,12 +209,21 @@ pub fn job_mpi(contexts: &[AppContext], requested: Option<MpiFamily>) -> Result<
         if let Some(error) = launcher_given_as_program(&program, &context.command) {
             bail!("{error}");
         }
-        // A Python program loads MPI with its mpi4py extension.
-        let linked = match linked_family(&program)? {
-            Some(family) => Some(family),
-            None => python_family(&program).map(|(family, _)| family),
+        // A Python program loads MPI with an extension module: mpi4py's when the
+        // interpreter has one, which the program need not import (GPAW loads its own).
+        let (linked, family) = match linked_family(&program)? {
+            Some(family) => (
+                Some(family),
+                choose_family(requested, Some(family), &program)?,
+            ),
+            None => match python_family(&program) {
+                Some((found, module)) => (
+                    Some(found),
+                    python_choice(requested, found, &program, &module),
+                ),
+                None => (None, choose_family(requested, None, &program)?),
+            },
         };
-        let family = choose_family(requested, linked, &program)?;
         match &first {
             None => {
                 first = Some(JobMpi {
@@ -376,6 +386,30 @@ pub fn choose_family(
              build it with mpicc, or pass --mpi mpich|openmpi if it loads MPI another way",
             program.display()
         ),
+    }
+}
+
+/// The MPI to record for a Python program whose interpreter has mpi4py linked against
+/// `found`: that one, or the one `--mpi` names, with a warning, as the program may load
+/// another MPI through an extension of its own.
+fn python_choice(
+    requested: Option<MpiFamily>,
+    found: MpiFamily,
+    program: &Path,
+    mpi4py: &Path,
+) -> MpiFamily {
+    match requested {
+        Some(requested) if requested != found => {
+            eprintln!(
+                "mpicheck: warning: {}'s mpi4py ({}) is linked against {}; recording {} as --mpi says, for the MPI the program loads another way",
+                program.display(),
+                mpi4py.display(),
+                found.display_name(),
+                requested.display_name()
+            );
+            requested
+        }
+        _ => found,
     }
 }
 
@@ -675,6 +709,18 @@ mod tests {
             let found = app_contexts(1, &words(command)).unwrap_err().to_string();
             assert!(found.contains(error), "{command}: {found}");
         }
+    }
+
+    #[test]
+    fn mpi_requested_for_a_python_program_wins_over_its_mpi4py() {
+        let (python, module) = (Path::new("/usr/bin/python3"), Path::new("/x/MPI.so"));
+        let choice = |requested| python_choice(requested, MpiFamily::Openmpi, python, module);
+        assert_eq!(choice(None), MpiFamily::Openmpi);
+        assert_eq!(choice(Some(MpiFamily::Openmpi)), MpiFamily::Openmpi);
+        assert_eq!(choice(Some(MpiFamily::Mpich)), MpiFamily::Mpich);
+        // A program linked against an MPI is still only confirmed by --mpi.
+        let program = Path::new("./app");
+        assert!(choose_family(Some(MpiFamily::Mpich), Some(MpiFamily::Openmpi), program).is_err());
     }
 
     #[test]
