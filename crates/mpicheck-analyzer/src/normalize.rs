@@ -225,6 +225,9 @@ where
         world_size,
         ..
     } = assignment;
+    // Each pass is given the kinds of event it wants.
+    let mut passes =
+        crate::checks::pass::Fed::new(passes.iter_mut().map(|p| &mut **p as _).collect());
     let mut tables = Tables::new(world_size);
     let mut active: Vec<Option<Active<I, R>>> = Vec::with_capacity(world_size as usize);
     for rank in 0..world_size {
@@ -341,15 +344,13 @@ where
                     let index = a.dropped + next_event;
                     let event = &a.events[next_event];
                     next_event += 1;
-                    for pass in passes.iter_mut() {
-                        pass.event(rank, index, event, &run_tables);
-                    }
+                    passes.event(rank, index, event, &run_tables);
                     if matches!(keep, Keep::LastEvents(_)) && args_kept {
                         seen.push((rank, index as u32));
                     }
                 }
                 Normalized::Sync(sync) => {
-                    for pass in passes.iter_mut() {
+                    for pass in passes.all() {
                         pass.sync(rank, &sync);
                     }
                     if let Keep::LastEvents(_) = keep {
@@ -359,17 +360,17 @@ where
                     }
                 }
                 Normalized::Mark(mark) => {
-                    for pass in passes.iter_mut() {
+                    for pass in passes.all() {
                         pass.mark(rank, &mark);
                     }
                 }
                 Normalized::CommFreed(comm) => {
-                    for pass in passes.iter_mut() {
+                    for pass in passes.all() {
                         pass.comm_freed(comm, &run_tables);
                     }
                 }
                 Normalized::Matched { event, matched } => {
-                    for pass in passes.iter_mut() {
+                    for pass in passes.all() {
                         pass.matched(rank, event, matched);
                     }
                     // (Only an event the passes were given: the call's later ones are not

@@ -7,7 +7,7 @@ use super::collective::aligner::Rest;
 use super::collective::{Call, Position};
 use super::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
-use crate::model::{CollectiveKind, CommId, CommInfo, Event, Op, Rank, RankEnd, SiteId};
+use crate::model::{CollectiveKind, CommId, CommInfo, Op, Rank, RankEnd, SiteId};
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::Text;
@@ -85,20 +85,12 @@ enum Problem {
     Missing(usize),
 }
 
-/// A rank's last call: where, which, and whether it is `MPI_Finalize`.
-#[derive(Clone, Copy)]
-struct Last {
-    site: SiteId,
-    call: &'static str,
-    finalize: bool,
-}
-
-/// CO001's state: the first problem of each communicator with the calls at it, and each
-/// rank's last call (where a rank that never makes a collective finished instead).
+/// CO001's state: the first problem of each communicator with the calls at it. (Where a
+/// rank that never makes a collective finished instead is its last event, which the
+/// tables hold at the end: [`RunTables::last_event`].)
 #[derive(Default)]
 pub(crate) struct CallOrder {
     problems: BTreeMap<u32, (Problem, Vec<Call>)>,
-    last: Vec<Option<Last>>,
 }
 
 /// The communicators CO001 judges: intracommunicators whose members are known.
@@ -114,19 +106,6 @@ fn signatures_differ(position: &Position) -> bool {
 }
 
 impl CallOrder {
-    /// The next event of `rank`.
-    pub fn event(&mut self, rank: Rank, event: &Event) {
-        let r = rank as usize;
-        if self.last.len() <= r {
-            self.last.resize(r + 1, None);
-        }
-        self.last[r] = Some(Last {
-            site: event.site,
-            call: event.call,
-            finalize: matches!(event.op, Op::Finalize),
-        });
-    }
-
     /// A position every member made its call at.
     pub fn complete(&mut self, position: &Position, tables: &RunTables) {
         if self.problems.contains_key(&position.comm.0) || judged(tables, position.comm).is_none() {
@@ -144,12 +123,9 @@ impl CallOrder {
     fn finished(&self, tables: &RunTables, rank: Rank) -> bool {
         tables.rank_end(rank).is_some_and(|end| {
             matches!(end, RankEnd::Finalized | RankEnd::ExitedWithoutFinalize)
-                || self
-                    .last
-                    .get(rank as usize)
-                    .copied()
-                    .flatten()
-                    .is_some_and(|l| l.finalize)
+                || tables
+                    .last_event(rank)
+                    .is_some_and(|e| matches!(e.op, Op::Finalize))
         })
     }
 
@@ -313,7 +289,7 @@ impl CallOrder {
                     if tables.rank_end(m).is_none() {
                         continue;
                     }
-                    if let Some(last) = self.last.get(m as usize).copied().flatten() {
+                    if let Some(last) = tables.last_event(m) {
                         ends.entry((last.site.0, last.call)).or_default().push(m);
                     }
                 }

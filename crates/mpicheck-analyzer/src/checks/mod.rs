@@ -148,9 +148,24 @@ pub fn run_all_fed_late_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagn
 
 pub use pass::interleavings;
 
+/// [`run_all_fed_late_in`] with every pass given every event, not only the kinds it wants
+/// ([`pass::EventPass::wants`]), for tests: the findings must be the same.
+#[doc(hidden)]
+pub fn run_all_fed_every_event_late_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic> {
+    if run.ranks.is_empty() {
+        return Vec::new();
+    }
+    let mut plan = Plan::new(|_| true, &[], None);
+    pass::feed_ordered_to(run, &mut pass::Fed::every_event(plan.passes()), order, true);
+    let (found, undeclared) = plan.finish(run);
+    debug_assert!(undeclared.is_empty(), "{undeclared:?}");
+    found
+}
+
 /// [`run_all`], checking that the passes find the same fed in every order of
 /// [`interleavings`] (a panic names the order that differs), with the matches of
-/// nonblocking receives known at their events or coming late, and that the checks find the
+/// nonblocking receives known at their events or coming late (and late, with every pass
+/// given every event, not only the kinds it wants), and that the checks find the
 /// same when the run keeps only each rank's last event once the passes saw them all (as
 /// [`analyze_streaming`] keeps its last ones), for tests.
 #[doc(hidden)]
@@ -166,6 +181,11 @@ pub fn run_all_in_every_order(run: &Run) -> Vec<Diagnostic> {
             run_all_fed_late_in(run, &order),
             all,
             "fed in the order {order:?}, the matches late"
+        );
+        assert_eq!(
+            run_all_fed_every_event_late_in(run, &order),
+            all,
+            "fed in the order {order:?}, the matches late, every pass every event"
         );
     }
     assert_eq!(

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
-    BufferAccess, CollectiveArgs, CommId, CommInfo, CommTable, DatatypeInfo, Event, ObjectKind,
+    BufferAccess, CollectiveArgs, CommId, CommInfo, CommTable, DatatypeInfo, Event, ObjectKind, Op,
     Rank, RankEnd, RankTrace, ReqId, RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo,
     ThreadLevel, TypeId, WinId, WindowInfo,
 };
@@ -59,6 +59,14 @@ pub(crate) trait EventPass {
     fn idle(&self) -> bool {
         false
     }
+    /// Once [`EventPass::scanned`] told it what the traces call: the kinds of event whose
+    /// [`EventPass::event`] can change anything of this pass. The others are not given to
+    /// it (nor cost a call per pass and event). A pass that declines a kind must do
+    /// nothing at such an event: `every_event_or_the_wanted_ones_find_the_same` (a test)
+    /// feeds every pass every event and compares.
+    fn wants(&self) -> Wants {
+        Wants::ALL
+    }
     /// Every member of communicator `comm` freed it: no later event names it, so what a
     /// pass keeps per communicator may go once nothing is open on it. While the traces are
     /// normalized, this comes after the event of the last member's `MPI_Comm_free`; fed from
@@ -76,6 +84,127 @@ pub(crate) trait EventPass {
     fn finish_filling(self: Box<Self>, tables: &RunTables, filled: &mut Filled) -> Vec<Diagnostic> {
         let _ = filled;
         self.finish(tables)
+    }
+}
+
+/// The kind of an [`Op`], for [`Wants`]: one per variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpKind {
+    Init,
+    Finalize,
+    Send,
+    Recv,
+    Sendrecv,
+    Probe,
+    Wait,
+    RequestStatus,
+    Start,
+    Cancel,
+    RequestFree,
+    Collective,
+    BufferAttach,
+    BufferDetach,
+    Other,
+}
+
+impl OpKind {
+    /// The kind of `op`.
+    #[inline]
+    pub fn of(op: &Op) -> OpKind {
+        match op {
+            Op::Init { .. } => OpKind::Init,
+            Op::Finalize => OpKind::Finalize,
+            Op::Send { .. } => OpKind::Send,
+            Op::Recv { .. } => OpKind::Recv,
+            Op::Sendrecv { .. } => OpKind::Sendrecv,
+            Op::Probe { .. } => OpKind::Probe,
+            Op::Wait { .. } => OpKind::Wait,
+            Op::RequestStatus { .. } => OpKind::RequestStatus,
+            Op::Start { .. } => OpKind::Start,
+            Op::Cancel { .. } => OpKind::Cancel,
+            Op::RequestFree { .. } => OpKind::RequestFree,
+            Op::Collective { .. } => OpKind::Collective,
+            Op::BufferAttach { .. } => OpKind::BufferAttach,
+            Op::BufferDetach => OpKind::BufferDetach,
+            Op::Other => OpKind::Other,
+        }
+    }
+}
+
+/// The kinds of event a pass is given ([`EventPass::wants`]), a set of [`OpKind`]s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Wants(u16);
+
+impl Wants {
+    /// Every event.
+    pub const ALL: Wants = Wants(u16::MAX);
+
+    /// The events of `kinds`.
+    pub const fn only(kinds: &[OpKind]) -> Wants {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < kinds.len() {
+            bits |= 1 << kinds[i] as u16;
+            i += 1;
+        }
+        Wants(bits)
+    }
+
+    /// Whether an event of `kind` is wanted.
+    #[inline]
+    pub fn has(self, kind: OpKind) -> bool {
+        self.0 & (1 << kind as u16) != 0
+    }
+}
+
+/// The passes to be fed, each with the kinds of event it wants ([`EventPass::wants`],
+/// asked once): the driver gives an event only to the passes that want its kind.
+pub(crate) struct Fed<'p> {
+    passes: Vec<(&'p mut dyn EventPass, Wants)>,
+}
+
+impl<'p> Fed<'p> {
+    /// `passes`, each fed the events it wants.
+    pub fn new(passes: Vec<&'p mut dyn EventPass>) -> Fed<'p> {
+        Fed::with(passes, |pass| pass.wants())
+    }
+
+    /// `passes`, each fed every event (for the test that a pass declining a kind ignores
+    /// it).
+    pub fn every_event(passes: Vec<&'p mut dyn EventPass>) -> Fed<'p> {
+        Fed::with(passes, |_| Wants::ALL)
+    }
+
+    fn with(
+        passes: Vec<&'p mut dyn EventPass>,
+        wants: impl Fn(&dyn EventPass) -> Wants,
+    ) -> Fed<'p> {
+        Fed {
+            passes: passes
+                .into_iter()
+                .map(|pass| {
+                    let w = wants(pass);
+                    (pass, w)
+                })
+                .collect(),
+        }
+    }
+
+    /// Gives `event` (`index` of `rank`) to the passes that want its kind.
+    #[inline]
+    pub fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        let kind = OpKind::of(&event.op);
+        for (pass, wants) in self.passes.iter_mut() {
+            if wants.has(kind) {
+                pass.event(rank, index, event, tables);
+            }
+        }
+    }
+
+    /// Every pass, for what is given to all ([`EventPass::sync`], [`EventPass::mark`],
+    /// [`EventPass::matched`], [`EventPass::comm_freed`]).
+    pub fn all(&mut self) -> impl Iterator<Item = &mut (dyn EventPass + 'p)> + '_ {
+        self.passes.iter_mut().map(|(pass, _)| &mut **pass)
     }
 }
 
@@ -193,10 +322,10 @@ pub(crate) fn feed_marks_before(
     marks: &[(usize, ThreadMark)],
     index: usize,
     next: &mut usize,
-    passes: &mut [&mut dyn EventPass],
+    passes: &mut Fed,
 ) {
     while let Some((_, mark)) = marks.get(*next).filter(|(at, _)| *at <= index) {
-        for pass in passes.iter_mut() {
+        for pass in passes.all() {
             pass.mark(rank, mark);
         }
         *next += 1;
@@ -434,6 +563,12 @@ impl<'r> RunTables<'r> {
         self.traces.get(rank as usize).map(|t| &t.end)
     }
 
+    /// The last event of `rank`, once the events ended (`None` while they stream, and for
+    /// a rank without events).
+    pub fn last_event(&self, rank: Rank) -> Option<&'r Event> {
+        self.traces.get(rank as usize)?.events.last()
+    }
+
     /// What the trace of `rank` recorded of its threads, if there is one (known at the end:
     /// `None` while the events stream).
     pub fn rank_threads(&self, rank: Rank) -> Option<&'r ThreadInfo> {
@@ -474,17 +609,25 @@ impl<'r> RunTables<'r> {
     }
 }
 
-/// Feeds every event of `run` to `passes`, rank after rank.
+/// Feeds every event of `run` to `passes` (each the kinds it wants), rank after rank.
 pub(crate) fn feed(run: &Run, passes: &mut [&mut dyn EventPass]) {
+    feed_all(run, &mut Fed::new(reborrowed(passes)));
+}
+
+/// `passes` reborrowed, for a [`Fed`].
+fn reborrowed<'p>(passes: &'p mut [&mut dyn EventPass]) -> Vec<&'p mut dyn EventPass> {
+    passes.iter_mut().map(|pass| &mut **pass as _).collect()
+}
+
+/// [`feed`] to the passes of `passes`.
+pub(crate) fn feed_all(run: &Run, passes: &mut Fed) {
     let tables = RunTables::of(run);
     for trace in &run.ranks {
         let (mut syncs, marks, mut next_mark) = (0, thread_marks(trace), 0);
         for (index, event) in trace.events.iter().enumerate() {
             feed_marks_before(trace.rank, &marks, index, &mut next_mark, passes);
             feed_syncs_before(trace, index, &mut syncs, passes);
-            for pass in passes.iter_mut() {
-                pass.event(trace.rank, index, event, &tables);
-            }
+            passes.event(trace.rank, index, event, &tables);
         }
         let end = trace.events.len();
         feed_marks_before(trace.rank, &marks, end, &mut next_mark, passes);
@@ -498,7 +641,7 @@ pub(crate) fn feed_syncs_before(
     trace: &RankTrace,
     index: usize,
     next: &mut usize,
-    passes: &mut [&mut dyn EventPass],
+    passes: &mut Fed,
 ) {
     let until = match trace.events.get(index) {
         Some(event) => match event.time {
@@ -508,7 +651,7 @@ pub(crate) fn feed_syncs_before(
         None => u64::MAX,
     };
     while let Some(sync) = trace.threads.sync.get(*next).filter(|s| s.order < until) {
-        for pass in passes.iter_mut() {
+        for pass in passes.all() {
             pass.sync(trace.rank, sync);
         }
         *next += 1;
@@ -531,6 +674,11 @@ pub(crate) fn feed_late_in(run: &Run, passes: &mut [&mut dyn EventPass], order: 
 }
 
 fn feed_ordered(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank], late_matches: bool) {
+    feed_ordered_to(run, &mut Fed::new(reborrowed(passes)), order, late_matches);
+}
+
+/// [`feed_ordered`] to the passes of `passes`.
+pub(crate) fn feed_ordered_to(run: &Run, passes: &mut Fed, order: &[Rank], late_matches: bool) {
     let tables = RunTables::of(run);
     let mut next = vec![0; run.ranks.len()];
     let mut syncs = vec![0; run.ranks.len()];
@@ -547,7 +695,7 @@ fn feed_ordered(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank], la
         let held;
         let event = if late_matches {
             held = late.event(rank, index, &trace.events[index], |at, matched| {
-                for pass in passes.iter_mut() {
+                for pass in passes.all() {
                     pass.matched(rank, at, matched);
                 }
             });
@@ -555,14 +703,12 @@ fn feed_ordered(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank], la
         } else {
             &trace.events[index]
         };
-        for pass in passes.iter_mut() {
-            pass.event(rank, index, event, &tables);
-        }
+        passes.event(rank, index, event, &tables);
         if index + 1 == trace.events.len() {
             feed_marks_before(rank, &marks[r], index + 1, &mut next_mark[r], passes);
             feed_syncs_before(trace, index + 1, &mut syncs[r], passes);
             late.rest(rank, |at, matched| {
-                for pass in passes.iter_mut() {
+                for pass in passes.all() {
                     pass.matched(rank, at, matched);
                 }
             });

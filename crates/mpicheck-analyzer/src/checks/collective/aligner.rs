@@ -137,9 +137,12 @@ struct Line {
     outsider: bool,
     /// The first position not yet complete.
     base: usize,
-    /// Every rank that called on the communicator.
-    members: BTreeMap<Rank, Member>,
-    /// Members of the group with a call at `base`.
+    /// The calls of the group's members, by their index in `group` (a member that made
+    /// none has none).
+    members: Vec<Member>,
+    /// The calls of ranks outside the group (every caller's, when the group is unknown).
+    others: BTreeMap<Rank, Member>,
+    /// Callers with a call at `base`.
     ready: usize,
 }
 
@@ -224,18 +227,22 @@ impl Aligner {
             group.sort_unstable();
             group.dedup();
             Line {
+                members: group.iter().map(|_| Member::default()).collect(),
                 group,
                 outsider: false,
                 base: 0,
-                members: BTreeMap::new(),
+                others: BTreeMap::new(),
                 ready: 0,
             }
         });
         let rank = call.rank;
-        if !line.outsider && line.group.binary_search(&rank).is_err() {
-            line.outsider = true;
-        }
-        let member = line.members.entry(rank).or_default();
+        let member = match line.group.binary_search(&rank) {
+            Ok(i) => &mut line.members[i],
+            Err(_) => {
+                line.outsider = true;
+                line.others.entry(rank).or_default()
+            }
+        };
         member.made += 1;
         member.open.push_back(call);
         if member.open.len() == 1 {
@@ -249,7 +256,8 @@ impl Aligner {
         while line.ready == line.group.len() {
             let mut calls = self.spare.pop().unwrap_or_default();
             calls.reserve(line.group.len());
-            for member in line.members.values_mut() {
+            // (No outsider: every caller is in `members`, in rank order.)
+            for member in &mut line.members {
                 if let Some(c) = member.open.pop_front() {
                     calls.push(c);
                     if member.open.is_empty() {
@@ -307,14 +315,17 @@ impl Aligner {
         let mut rests: Vec<Rest> = self
             .lines
             .into_iter()
-            .map(|(comm, line)| Rest {
-                comm: CommId(comm),
-                base: line.base,
-                calls: line
-                    .members
-                    .into_iter()
-                    .map(|(rank, m)| (rank, (m.made, m.open.into())))
-                    .collect(),
+            .map(|(comm, line)| {
+                let members = line.group.into_iter().zip(line.members);
+                Rest {
+                    comm: CommId(comm),
+                    base: line.base,
+                    // The ranks that made a call on it.
+                    calls: (members.filter(|(_, m)| m.made > 0))
+                        .chain(line.others)
+                        .map(|(rank, m)| (rank, (m.made, m.open.into())))
+                        .collect(),
+                }
             })
             .collect();
         rests.sort_by_key(|r| tables.comm_order(r.comm));

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::pass::{EventPass, Filled, RunTables};
+use super::pass::{EventPass, Filled, OpKind, RunTables, Wants};
 use crate::checks::{collective_call, datatype, Check, Needs, Slot};
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{CommId, Event, Op, Rank};
@@ -113,14 +113,18 @@ impl CollectivePass {
 
 impl EventPass for CollectivePass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
-        self.co001.event(rank, event);
         if !self.co006.idle() {
             self.co006.event(rank, event);
         }
-        // (Most events are no collective: answered without the aligner's register saves.)
         if let Op::Collective { .. } = event.op {
             self.collective(rank, index, event, tables);
         }
+    }
+
+    // (CO001's "finishes without calling" reads each rank's last event from the tables at
+    // the end, and CO006 follows collective calls only.)
+    fn wants(&self) -> Wants {
+        Wants::only(&[OpKind::Collective])
     }
 
     fn scanned(&mut self, called: &[&str]) {

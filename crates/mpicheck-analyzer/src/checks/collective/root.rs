@@ -2,8 +2,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashMap;
+
 use super::{all_same, by_value, disagreement, Call, Findings, Position};
-use crate::checks::pass::RunTables;
+use crate::checks::pass::{ByAddress, RunTables};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{CommId, Rank};
 
@@ -49,12 +51,16 @@ MPI 4.1 §6.4 (MPI_BCAST: "the argument root must have identical values on all p
 /// A rank's rooted calls on a communicator, (call, root) → how many.
 type RootedCalls = BTreeMap<(&'static str, i32), u32>;
 
+/// The rooted calls on a communicator as they come: (rank, call, root) → how many, the
+/// call by its address (folded by text into [`RootedCalls`] at the end).
+type RootedByRank = FxHashMap<(Rank, ByAddress, i32), u32>;
+
 /// CO002's state: the rooted calls each rank made on each communicator, and the findings.
 #[derive(Default)]
 pub(crate) struct Roots {
     /// comm → rank → its rooted calls on it: whether every member makes the same rooted
     /// calls, only in different orders.
-    rooted: BTreeMap<CommId, BTreeMap<Rank, RootedCalls>>,
+    rooted: FxHashMap<u32, RootedByRank>,
     found: Findings,
 }
 
@@ -64,11 +70,9 @@ impl Roots {
         if let Some(root) = call.root() {
             *self
                 .rooted
-                .entry(comm)
+                .entry(comm.0)
                 .or_default()
-                .entry(call.rank)
-                .or_default()
-                .entry((call.call, root))
+                .entry((call.rank, ByAddress(call.call), root))
                 .or_insert(0) += 1;
         }
     }
@@ -77,7 +81,7 @@ impl Roots {
     /// matter only to a finding on it (see [`Roots::finish`]).
     pub fn freed(&mut self, comm: CommId) {
         if !self.found.is_on(comm) {
-            self.rooted.remove(&comm);
+            self.rooted.remove(&comm.0);
         }
     }
 
@@ -126,7 +130,16 @@ impl Roots {
         let reordered: BTreeSet<CommId> = self
             .rooted
             .into_iter()
-            .filter_map(|(comm, per_rank)| {
+            .filter_map(|(comm, counts)| {
+                let mut per_rank: BTreeMap<Rank, RootedCalls> = BTreeMap::new();
+                for ((rank, call, root), n) in counts {
+                    *per_rank
+                        .entry(rank)
+                        .or_default()
+                        .entry((call.0, root))
+                        .or_insert(0) += n;
+                }
+                let comm = CommId(comm);
                 let mut calls = per_rank.values();
                 let first = calls.next()?;
                 calls.all(|c| c == first).then_some(comm)

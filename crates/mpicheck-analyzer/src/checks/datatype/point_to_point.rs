@@ -18,7 +18,7 @@ use std::collections::{HashMap, VecDeque};
 use rustc_hash::FxHashMap;
 
 use crate::checks::few_map::FewMap;
-use crate::checks::pass::{EventPass, RunTables};
+use crate::checks::pass::{EventPass, OpKind, RunTables, Wants};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{
@@ -563,6 +563,20 @@ impl EventPass for MessageTypePass {
                 }
             }
         }
+    }
+
+    // The kinds `event` follows, and the waits and tests that a receive's late match
+    // ([`EventPass::matched`]) comes just before: the receives it releases are paired there.
+    fn wants(&self) -> Wants {
+        Wants::only(&[
+            OpKind::Send,
+            OpKind::Recv,
+            OpKind::Sendrecv,
+            OpKind::Start,
+            OpKind::Wait,
+            OpKind::RequestStatus,
+            OpKind::RequestFree,
+        ])
     }
 
     fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {

@@ -1,6 +1,6 @@
 //! Buffered sends without an attached buffer (RS003) or with one too small (RS004).
 
-use crate::checks::pass::{EventPass, RunTables, SiteFindings};
+use crate::checks::pass::{EventPass, OpKind, RunTables, SiteFindings, Wants};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Blocking, Event, Op, Rank, SendMode};
@@ -144,6 +144,16 @@ impl EventPass for Bsends {
 
     fn idle(&self) -> bool {
         self.no_bsend
+    }
+
+    // (A rank's state is made at its first event wanted, as it was at any: the same.)
+    fn wants(&self) -> Wants {
+        Wants::only(&[
+            OpKind::BufferAttach,
+            OpKind::BufferDetach,
+            OpKind::Other,
+            OpKind::Send,
+        ])
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {

@@ -2,7 +2,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::checks::pass::{EventPass, RunTables, SiteFindings};
+use crate::checks::pass::{EventPass, OpKind, RunTables, SiteFindings, Wants};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Event, Op, Rank, SiteId};
@@ -84,6 +84,10 @@ impl EventPass for Attached {
 
     fn idle(&self) -> bool {
         self.no_attach
+    }
+
+    fn wants(&self) -> Wants {
+        Wants::only(&[OpKind::BufferAttach, OpKind::BufferDetach, OpKind::Finalize])
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
