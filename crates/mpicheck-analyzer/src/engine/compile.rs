@@ -981,10 +981,7 @@ mod tests {
             assert_eq!(r.ops.len(), 1500);
             // The rest went to the file.
             assert!(r.ops.held() < 64 && r.info.held() < 64 && r.aux.held() < 64);
-            assert_eq!(
-                (r.origin.len(), r.ids.renamed.len()),
-                (0, 0)
-            );
+            assert_eq!((r.origin.len(), r.ids.renamed.len()), (0, 0));
         }
         let program = compiler.into_program(&RunTables::of(&run));
         assert_eq!(
