@@ -328,13 +328,15 @@ impl Slots {
             .get_mut(id as u32 as usize)
             .filter(|s| s.gen == (id >> 32) as u32)
     }
-    fn release(&mut self, id: SlotId) {
-        if let Some(s) = self.get_mut(id) {
-            s.gen = s.gen.wrapping_add(1);
-            s.state = 0;
-            s.pend = 0;
-            self.free.push(id as u32);
-        }
+    /// Frees slot `id` if it is live; the (owner, request id) that named it.
+    fn release(&mut self, id: SlotId) -> Option<(u32, u32)> {
+        let s = self.get_mut(id)?;
+        s.gen = s.gen.wrapping_add(1);
+        s.state = 0;
+        s.pend = 0;
+        let named = (s.owner, s.req);
+        self.free.push(id as u32);
+        Some(named)
     }
     fn live(&self) -> usize {
         self.entries.len() - self.free.len()

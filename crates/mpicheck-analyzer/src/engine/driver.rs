@@ -221,16 +221,14 @@ impl<'s> Engine<'s> {
     /// Frees a slot whose operation completed and that nothing keeps.
     #[inline(never)]
     fn free_slot(&mut self, slot: SlotId) {
-        let Some(s) = self.slots.get(slot) else {
+        let Some((owner, req)) = self.slots.release(slot) else {
             return;
         };
         // The handle's entry goes only if it still names this slot (a slot named by no
         // handle has none).
-        if s.req != NO_REQ {
-            let (owner, req) = (s.owner, s.req);
+        if req != NO_REQ {
             self.reqs.remove_if(owner, req, slot);
         }
-        self.slots.release(slot);
     }
 
     /// One part of a request completed.
@@ -339,11 +337,16 @@ impl<'s> Engine<'s> {
         let r = self.rank_of(a);
         for k in 0..op.b {
             let req = self.aux(a, op.a + k);
-            if let Some(s) = self.req_slot(r, req) {
-                if let Some(slot) = self.slots.get_mut(s) {
-                    slot.waited = false;
-                }
-                self.maybe_release(s);
+            let Some(s) = self.req_slot(r, req) else {
+                continue;
+            };
+            // (The test of `maybe_release`, without finding the slot again.)
+            let Some(slot) = self.slots.get_mut(s) else {
+                continue;
+            };
+            slot.waited = false;
+            if slot.keep == 0 && slot.state != S_ACTIVE {
+                self.free_slot(s);
             }
         }
     }

@@ -28,6 +28,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
+use std::marker::PhantomData;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -38,7 +39,7 @@ use bytemuck::{CheckedBitPattern, NoUninit};
 use rustc_hash::FxHashMap;
 
 mod codec;
-use codec::{compress, decode, decode_items, decompress, Layout};
+use codec::{compress, decode, decompress, Layout};
 
 /// Items per chunk written to the file: 1024 operations are 24 KiB (and 8 KiB of their
 /// calls' information), so a rank holds at most that much of its program while it is
@@ -316,21 +317,53 @@ impl<T: NoUninit + CheckedBitPattern> Default for SpilledVec<T> {
     }
 }
 
-/// The chunk a reader of a [`SpilledVec`] holds.
+/// The chunk a reader of a [`SpilledVec`] holds, as the bytes it was written as: each item
+/// is decoded as it is read. (Decoding the whole chunk into items when it was loaded
+/// copied it once more: ~24 instructions per operation under callgrind, which counts the
+/// `rep movsb` of a large copy byte by byte.)
 #[derive(Debug)]
 pub(crate) struct ChunkReader<T> {
-    /// The index in the vector of `items[0]` (`items` is empty while the reader holds no
-    /// chunk), so that an item of the chunk held is found without a division.
+    /// The index in the vector of the first item held (none while `len` is 0), so that an
+    /// item of the chunk held is found without a division.
     first: usize,
-    items: Vec<T>,
+    /// How many items it holds.
+    len: usize,
+    bytes: Vec<u8>,
+    items: PhantomData<T>,
 }
 
 impl<T> Default for ChunkReader<T> {
     fn default() -> ChunkReader<T> {
         ChunkReader {
             first: 0,
-            items: Vec::new(),
+            len: 0,
+            bytes: Vec::new(),
+            items: PhantomData,
         }
+    }
+}
+
+impl<T: CheckedBitPattern> ChunkReader<T> {
+    /// Item `i` of the vector, if the chunk held has it.
+    #[inline]
+    fn get(&self, i: usize) -> Option<T> {
+        let k = i.wrapping_sub(self.first);
+        if k >= self.len {
+            return None;
+        }
+        let size = size_of::<T>();
+        Some(decode(&self.bytes[k * size..(k + 1) * size]))
+    }
+
+    /// Holds the items of chunk `first..`: `items`, as bytes.
+    fn hold_items(&mut self, first: usize, items: &[T])
+    where
+        T: NoUninit,
+    {
+        self.first = first;
+        self.len = items.len();
+        self.bytes.clear();
+        self.bytes.extend_from_slice(bytemuck::cast_slice(items));
     }
 }
 
@@ -499,10 +532,9 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             items[i % self.chunk] = item;
             return;
         }
-        let mut reader = ChunkReader::default();
-        self.load(c, &mut reader);
-        reader.items[i % self.chunk] = item;
-        self.rewrite(c, &reader.items);
+        let mut items = self.chunk_items(c);
+        items[i % self.chunk] = item;
+        self.rewrite(c, &items);
     }
 
     /// Item `i` (which must exist), through `reader`: a written chunk is read whole, once
@@ -510,10 +542,22 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
     #[inline]
     pub(crate) fn read(&self, i: usize, reader: &mut ChunkReader<T>) -> T {
         // Read in order, nearly every item is in the chunk the reader holds.
-        match reader.items.get(i.wrapping_sub(reader.first)) {
-            Some(&item) => item,
-            None => self.items_from(i, reader)[0],
+        match reader.get(i) {
+            Some(item) => item,
+            None => self.read_not_held(i, reader),
         }
+    }
+
+    /// [`SpilledVec::read`] of an item the reader does not hold: in memory, or in the
+    /// chunk it loads.
+    #[inline(never)]
+    fn read_not_held(&self, i: usize, reader: &mut ChunkReader<T>) -> T {
+        let c = i / self.chunk;
+        if c >= self.written.len() {
+            return self.tail[i - self.base()];
+        }
+        self.load(c, reader);
+        reader.get(i).expect("a written chunk holds its items")
     }
 
     /// Items `from..to` (which must exist) appended to `out`, through `reader`.
@@ -525,74 +569,68 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         reader: &mut ChunkReader<T>,
         out: &mut Vec<T>,
     ) {
-        // An operation's few aux words are nearly always in the chunk held: pushed one by
-        // one, which costs less than the call to copy a slice.
+        // An operation's few aux words are nearly always in the chunk held.
         let held = from.wrapping_sub(reader.first);
-        if held < reader.items.len() && to - from <= reader.items.len() - held {
-            for &item in &reader.items[held..held + (to - from)] {
-                out.push(item);
+        if held < reader.len && to - from <= reader.len - held {
+            for i in from..to {
+                out.push(reader.get(i).expect("held"));
             }
             return;
         }
-        self.read_into_from_chunks(from, to, reader, out);
+        self.read_into_not_held(from, to, reader, out);
     }
 
-    /// [`SpilledVec::read_into`] through the chunks the items are in.
+    /// [`SpilledVec::read_into`] of items the reader does not hold all of.
     #[inline(never)]
-    fn read_into_from_chunks(
+    fn read_into_not_held(
         &self,
         from: usize,
         to: usize,
         reader: &mut ChunkReader<T>,
         out: &mut Vec<T>,
     ) {
-        let mut i = from;
-        while i < to {
-            let items = self.items_from(i, reader);
-            let n = items.len().min(to - i);
-            out.extend_from_slice(&items[..n]);
-            i += n;
+        for i in from..to {
+            out.push(self.read(i, reader));
         }
     }
 
-    /// Item `i` (which must exist) and those after it in its chunk (or in memory), through
-    /// `reader`.
-    #[inline(never)]
-    fn items_from<'a>(&'a self, i: usize, reader: &'a mut ChunkReader<T>) -> &'a [T] {
-        let in_held = i.wrapping_sub(reader.first);
-        if in_held < reader.items.len() {
-            return &reader.items[in_held..];
-        }
-        let c = i / self.chunk;
-        if c >= self.written.len() {
-            return &self.tail[i - self.base()..];
-        }
-        self.load(c, reader);
-        &reader.items[i % self.chunk..]
-    }
-
+    /// Makes `reader` hold written chunk `c`.
     fn load(&self, c: usize, reader: &mut ChunkReader<T>) {
-        reader.first = c * self.chunk;
         if let Some(items) = self.moved_to_memory.get(&c) {
-            reader.items.clone_from(items);
+            reader.hold_items(c * self.chunk, items);
             return;
         }
         let chunk = self.written[c];
+        let len = chunk.len as usize;
+        if chunk.layout == Layout::Plain {
+            // Read into the reader's bytes, which stay the size of a chunk.
+            reader.bytes.resize(len, 0);
+            self.file().read(chunk.at, &mut reader.bytes);
+            reader.first = c * self.chunk;
+            reader.len = len / size_of::<T>();
+            return;
+        }
         // Read into the thread's buffer, not the reader's: a replay holds a chunk per rank,
         // not two. (A buffer made for each chunk cost more to zero than reading it.)
         let mut buffer = codec::take_read_buffer();
-        let len = chunk.len as usize;
         if buffer.len() < len {
             buffer.resize(len, 0);
         }
         let bytes = &mut buffer[..len];
         self.file().read(chunk.at, bytes);
-        if chunk.layout == Layout::Plain {
-            decode_items(bytes, &mut reader.items);
-        } else {
-            decompress(bytes, chunk.layout, self.chunk, &mut reader.items);
-        }
+        let mut items = Vec::new();
+        decompress(bytes, chunk.layout, self.chunk, &mut items);
         codec::give_back_read_buffer(buffer);
+        reader.hold_items(c * self.chunk, &items);
+    }
+
+    /// The items of written chunk `c`.
+    fn chunk_items(&self, c: usize) -> Vec<T> {
+        let mut reader = ChunkReader::default();
+        self.load(c, &mut reader);
+        (0..reader.len)
+            .map(|k| reader.get(reader.first + k).expect("held"))
+            .collect()
     }
 
     /// Writes compressed chunk `c` again as `items`: where it was if it fits, else at the
