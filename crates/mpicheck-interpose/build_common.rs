@@ -199,6 +199,7 @@ fn build_family(family: Family) {
         shared.join("c/buffers_faults.c"),
         shared.join("c/buffers_coll.c"),
         shared.join("c/buffers_maps.c"),
+        shared.join("c/buffers_syscalls.c"),
         shared.join("c/callbacks.c"),
         shared.join("c/abort.c"),
         shared.join("c/clock.c"),
@@ -333,12 +334,13 @@ fn build_family(family: Family) {
     }
     // Export the MPI entry points, the OpenMP and POSIX threads entry points that
     // c/threads.c observes, `_exit`, `_Exit` and `write` (c/abort.c: how MPI aborts
-    // inside a call), and the clock reads of c/clock.c. PMPI_* must stay the MPI library's: exporting them would send the
+    // inside a call), the clock reads of c/clock.c, and the system calls that copy the
+    // program's memory (c/buffers_syscalls.c: buffer checking must not make them fail). PMPI_* must stay the MPI library's: exporting them would send the
     // library's own calls into us.
     let script = out_dir.join("exports.map");
     fs::write(
         &script,
-        "{\n  global:\n    MPI_*;\n    mpi_*;\n    GOMP_*;\n    omp_set_lock;\n    omp_unset_lock;\n    omp_test_lock;\n    omp_set_nest_lock;\n    omp_unset_nest_lock;\n    omp_test_nest_lock;\n    omp_get_thread_num;\n    pthread_create;\n    pthread_join;\n    pthread_exit;\n    pthread_mutex_lock;\n    pthread_mutex_trylock;\n    pthread_mutex_unlock;\n    pthread_cond_wait;\n    pthread_cond_timedwait;\n    pthread_barrier_wait;\n    pthread_spin_lock;\n    pthread_spin_unlock;\n    sem_post;\n    sem_wait;\n    sem_trywait;\n    sem_timedwait;\n    _exit;\n    _Exit;\n    write;\n    clock_gettime;\n    gettimeofday;\n    time;\n  local:\n    *;\n};\n",
+        "{\n  global:\n    MPI_*;\n    mpi_*;\n    GOMP_*;\n    omp_set_lock;\n    omp_unset_lock;\n    omp_test_lock;\n    omp_set_nest_lock;\n    omp_unset_nest_lock;\n    omp_test_nest_lock;\n    omp_get_thread_num;\n    pthread_create;\n    pthread_join;\n    pthread_exit;\n    pthread_mutex_lock;\n    pthread_mutex_trylock;\n    pthread_mutex_unlock;\n    pthread_cond_wait;\n    pthread_cond_timedwait;\n    pthread_barrier_wait;\n    pthread_spin_lock;\n    pthread_spin_unlock;\n    sem_post;\n    sem_wait;\n    sem_trywait;\n    sem_timedwait;\n    _exit;\n    _Exit;\n    write;\n    read;\n    __read_chk;\n    pread;\n    pread64;\n    __pread_chk;\n    __pread64_chk;\n    readv;\n    preadv;\n    preadv64;\n    preadv2;\n    preadv64v2;\n    recv;\n    __recv_chk;\n    recvfrom;\n    __recvfrom_chk;\n    recvmsg;\n    pwrite;\n    pwrite64;\n    writev;\n    pwritev;\n    pwritev64;\n    pwritev2;\n    pwritev64v2;\n    send;\n    sendto;\n    sendmsg;\n    clock_gettime;\n    gettimeofday;\n    time;\n  local:\n    *;\n};\n",
     )
     .unwrap();
     println!(

@@ -10,7 +10,6 @@
 #define _GNU_SOURCE
 #include "mpicheck_interpose.h"
 
-#include <dlfcn.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,20 +24,12 @@ static _Noreturn void mpicheck_exit(int status)
 void _exit(int status) { mpicheck_exit(status); }
 void _Exit(int status) { mpicheck_exit(status); }
 
-/* libc's write, resolved by the constructor (dlsym is not async-signal-safe). */
-static ssize_t (*mpicheck_real_write)(int, const void *, size_t);
-
 ssize_t write(int fd, const void *buf, size_t count)
 {
     static const char abort_request[] = "cmd=abort";
     if (__builtin_expect(mpicheck_depth > 0, 0) && count >= sizeof abort_request - 1 &&
         memcmp(buf, abort_request, sizeof abort_request - 1) == 0)
         mpicheck_aborting_in_call(mpicheck_thread_slot);
-    if (__builtin_expect(mpicheck_real_write == NULL, 0)) return syscall(SYS_write, fd, buf, count);
-    return mpicheck_real_write(fd, buf, count);
-}
-
-__attribute__((constructor)) static void mpicheck_abort_prepare(void)
-{
-    mpicheck_real_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+    /* libc's write, guarded while buffers are watched (c/buffers_syscalls.c). */
+    return mpicheck_guarded_write(fd, buf, count, __builtin_return_address(0));
 }

@@ -149,7 +149,7 @@ static int stepping_on(uintptr_t page)
 int buffers_page_prot(uintptr_t page)
 {
     int prot = PROT_READ | PROT_WRITE;
-    if (threads_in_mpi > 0 || stepping_on(page)) return prot;
+    if (threads_in_mpi > 0 || stepping_on(page) || buffers_lifted(page)) return prot;
     for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
         if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;

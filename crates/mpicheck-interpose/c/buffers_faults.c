@@ -81,7 +81,7 @@ static void give_up(int slot)
 }
 
 /* A neighbour fault on page: charged once to each site whose watched buffers cover it. */
-static void charge_neighbour(uintptr_t page)
+void buffers_charge_neighbour(uintptr_t page)
 {
     uint64_t n = ++neighbour_faults;
     if (!site_budget) return;
@@ -138,7 +138,7 @@ static int retry_once(int me, uintptr_t page)
     return 0;
 }
 
-static void note_finding(const struct watched *w, uintptr_t addr, uintptr_t pc, int write, int me)
+void buffers_note_finding(const struct watched *w, uintptr_t addr, uintptr_t pc, int write, int me)
 {
     /* A ring: slots the wrappers flushed are taken again; dropped only when MAX_FINDINGS
      * wait to be flushed (between two MPI calls of the process). */
@@ -186,12 +186,12 @@ static void on_key_fault(siginfo_t *info, ucontext_t *ctx, int me)
         if (w->used && !w->reported && addr >= w->start && addr < w->end) hit = w;
     }
     if (hit && mpicheck_depth == 0 && (hit->recv || write)) {
-        note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
+        buffers_note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
         hit->reported = 1;
         buffers_apply(hit->page_lo, hit->page_hi);
     }
     if (!hit) {
-        charge_neighbour(page);
+        buffers_charge_neighbour(page);
         if (buffers_page_key(page) == 0) {
             /* Its buffers were given up: the instruction runs again on an untagged page. */
             unlock();
@@ -256,11 +256,11 @@ static void on_segv(int sig, siginfo_t *info, void *ctx_)
     }
     int write = (ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;
     if (hit && mpicheck_depth == 0 && (hit->recv || write)) {
-        note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
+        buffers_note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
         hit->reported = 1;
         buffers_apply(hit->page_lo, hit->page_hi);
     }
-    if (!hit) charge_neighbour(page); /* may give up buffers of this page: prot below */
+    if (!hit) buffers_charge_neighbour(page); /* may give up buffers of this page: prot below */
     int prot = buffers_page_prot(page);
     int allowed = write ? (prot & PROT_WRITE) : (prot & PROT_READ);
     if (!allowed) {

@@ -126,9 +126,22 @@ void buffers_apply(uintptr_t lo, uintptr_t hi);
 void buffers_release(struct watched *w);
 
 /* buffers_faults.c: the slot of a call site in sites[]; our SIGSEGV and SIGTRAP handlers
- * installed first (again if the program replaced them). */
+ * installed first (again if the program replaced them); a finding written to the ring
+ * (pc: the instruction, the record's call site is pc + 1); a neighbour access charged to
+ * the budgets of the sites whose buffers cover page. */
 int buffers_site_slot(const void *site);
 void buffers_install_handlers(void);
+void buffers_note_finding(const struct watched *w, uintptr_t addr, uintptr_t pc, int write, int me);
+void buffers_charge_neighbour(uintptr_t page);
+
+/* buffers_syscalls.c (without keys): pages a system call of the program reaches, opened for
+ * its duration (buffers_page_prot gives them read-write). tid 0 = free. */
+#define MAX_LIFTS 64
+extern struct lift {
+    int tid;
+    uintptr_t lo, hi; /* page-aligned */
+} lifts[MAX_LIFTS];
+int buffers_lifted(uintptr_t page);
 
 #pragma GCC visibility pop
 

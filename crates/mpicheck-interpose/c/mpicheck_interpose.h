@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #include "mpicheck_recorder.h"
 
@@ -229,6 +230,9 @@ void mpicheck_buffers_prepare(void);
 void mpicheck_buffers_flush(void);
 /* MPI_Finalize returned: findings and counts written, nothing watched any more. */
 void mpicheck_buffers_finalized(void);
+/* libc's write with the memory it reads guarded while buffers are watched
+ * (c/buffers_syscalls.c); ret: the return address of the program's call. */
+ssize_t mpicheck_guarded_write(int fd, const void *buf, size_t n, const void *ret);
 
 /* The function table, generated, with `s` for every scalar; the width of each scalar field
  * in order (mpicheck_schema_scalars of them), and room for the table with the widths. */
