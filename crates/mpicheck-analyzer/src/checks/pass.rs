@@ -89,7 +89,7 @@ pub(crate) trait EventPass {
 
 /// The kind of an [`Op`], for [`Wants`]: one per variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OpKind {
+pub(crate) enum EventKind {
     Init,
     Finalize,
     Send,
@@ -107,31 +107,31 @@ pub(crate) enum OpKind {
     Other,
 }
 
-impl OpKind {
+impl EventKind {
     /// The kind of `op`.
     #[inline]
-    pub fn of(op: &Op) -> OpKind {
+    pub fn of(op: &Op) -> EventKind {
         match op {
-            Op::Init { .. } => OpKind::Init,
-            Op::Finalize => OpKind::Finalize,
-            Op::Send { .. } => OpKind::Send,
-            Op::Recv { .. } => OpKind::Recv,
-            Op::Sendrecv { .. } => OpKind::Sendrecv,
-            Op::Probe { .. } => OpKind::Probe,
-            Op::Wait { .. } => OpKind::Wait,
-            Op::RequestStatus { .. } => OpKind::RequestStatus,
-            Op::Start { .. } => OpKind::Start,
-            Op::Cancel { .. } => OpKind::Cancel,
-            Op::RequestFree { .. } => OpKind::RequestFree,
-            Op::Collective { .. } => OpKind::Collective,
-            Op::BufferAttach { .. } => OpKind::BufferAttach,
-            Op::BufferDetach => OpKind::BufferDetach,
-            Op::Other => OpKind::Other,
+            Op::Init { .. } => EventKind::Init,
+            Op::Finalize => EventKind::Finalize,
+            Op::Send { .. } => EventKind::Send,
+            Op::Recv { .. } => EventKind::Recv,
+            Op::Sendrecv { .. } => EventKind::Sendrecv,
+            Op::Probe { .. } => EventKind::Probe,
+            Op::Wait { .. } => EventKind::Wait,
+            Op::RequestStatus { .. } => EventKind::RequestStatus,
+            Op::Start { .. } => EventKind::Start,
+            Op::Cancel { .. } => EventKind::Cancel,
+            Op::RequestFree { .. } => EventKind::RequestFree,
+            Op::Collective { .. } => EventKind::Collective,
+            Op::BufferAttach { .. } => EventKind::BufferAttach,
+            Op::BufferDetach => EventKind::BufferDetach,
+            Op::Other => EventKind::Other,
         }
     }
 }
 
-/// The kinds of event a pass is given ([`EventPass::wants`]), a set of [`OpKind`]s.
+/// The kinds of event a pass is given ([`EventPass::wants`]), a set of [`EventKind`]s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Wants(u16);
 
@@ -140,7 +140,7 @@ impl Wants {
     pub const ALL: Wants = Wants(u16::MAX);
 
     /// The events of `kinds`.
-    pub const fn only(kinds: &[OpKind]) -> Wants {
+    pub const fn only(kinds: &[EventKind]) -> Wants {
         let mut bits = 0;
         let mut i = 0;
         while i < kinds.len() {
@@ -152,7 +152,7 @@ impl Wants {
 
     /// Whether an event of `kind` is wanted.
     #[inline]
-    pub fn has(self, kind: OpKind) -> bool {
+    pub fn has(self, kind: EventKind) -> bool {
         self.0 & (1 << kind as u16) != 0
     }
 }
@@ -193,7 +193,7 @@ impl<'p> Fed<'p> {
     /// Gives `event` (`index` of `rank`) to the passes that want its kind.
     #[inline]
     pub fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
-        let kind = OpKind::of(&event.op);
+        let kind = EventKind::of(&event.op);
         for (pass, wants) in self.passes.iter_mut() {
             if wants.has(kind) {
                 pass.event(rank, index, event, tables);

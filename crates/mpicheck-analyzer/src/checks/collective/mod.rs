@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::pass::{EventPass, Filled, OpKind, RunTables, Wants};
+use super::pass::{EventKind, EventPass, Filled, RunTables, Wants};
 use crate::checks::{collective_call, datatype, Check, Needs, Slot};
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{CommId, Event, Op, Rank};
@@ -124,7 +124,7 @@ impl EventPass for CollectivePass {
     // (CO001's "finishes without calling" reads each rank's last event from the tables at
     // the end, and CO006 follows collective calls only.)
     fn wants(&self) -> Wants {
-        Wants::only(&[OpKind::Collective])
+        Wants::only(&[EventKind::Collective])
     }
 
     fn scanned(&mut self, called: &[&str]) {

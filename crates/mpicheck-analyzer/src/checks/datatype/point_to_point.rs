@@ -18,7 +18,7 @@ use std::collections::{HashMap, VecDeque};
 use rustc_hash::FxHashMap;
 
 use crate::checks::few_map::FewMap;
-use crate::checks::pass::{EventPass, OpKind, RunTables, Wants};
+use crate::checks::pass::{EventKind, EventPass, RunTables, Wants};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{
@@ -569,13 +569,13 @@ impl EventPass for MessageTypePass {
     // ([`EventPass::matched`]) comes just before: the receives it releases are paired there.
     fn wants(&self) -> Wants {
         Wants::only(&[
-            OpKind::Send,
-            OpKind::Recv,
-            OpKind::Sendrecv,
-            OpKind::Start,
-            OpKind::Wait,
-            OpKind::RequestStatus,
-            OpKind::RequestFree,
+            EventKind::Send,
+            EventKind::Recv,
+            EventKind::Sendrecv,
+            EventKind::Start,
+            EventKind::Wait,
+            EventKind::RequestStatus,
+            EventKind::RequestFree,
         ])
     }
 

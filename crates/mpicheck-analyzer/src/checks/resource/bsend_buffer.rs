@@ -1,6 +1,6 @@
 //! Buffered sends without an attached buffer (RS003) or with one too small (RS004).
 
-use crate::checks::pass::{EventPass, OpKind, RunTables, SiteFindings, Wants};
+use crate::checks::pass::{EventKind, EventPass, RunTables, SiteFindings, Wants};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Blocking, Event, Op, Rank, SendMode};
@@ -149,10 +149,10 @@ impl EventPass for Bsends {
     // (A rank's state is made at its first event wanted, as it was at any: the same.)
     fn wants(&self) -> Wants {
         Wants::only(&[
-            OpKind::BufferAttach,
-            OpKind::BufferDetach,
-            OpKind::Other,
-            OpKind::Send,
+            EventKind::BufferAttach,
+            EventKind::BufferDetach,
+            EventKind::Other,
+            EventKind::Send,
         ])
     }
 

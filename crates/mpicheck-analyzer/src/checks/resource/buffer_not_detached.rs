@@ -2,7 +2,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::checks::pass::{EventPass, OpKind, RunTables, SiteFindings, Wants};
+use crate::checks::pass::{EventKind, EventPass, RunTables, SiteFindings, Wants};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Event, Op, Rank, SiteId};
@@ -87,7 +87,11 @@ impl EventPass for Attached {
     }
 
     fn wants(&self) -> Wants {
-        Wants::only(&[OpKind::BufferAttach, OpKind::BufferDetach, OpKind::Finalize])
+        Wants::only(&[
+            EventKind::BufferAttach,
+            EventKind::BufferDetach,
+            EventKind::Finalize,
+        ])
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {

@@ -115,7 +115,8 @@ fn only_a_live_nonblocking_send_is_marked_cancelled() {
         0: isend dest=1 tag=7 req=3 @ a.c:6
         0: cancel req=3 @ a.c:7
         1: recv src=0 tag=5 @ b.c:1",
-    );
+    )
+    .unwrap();
     let program = Program::from_run(&run);
     let cancelled: Vec<bool> = (0..7)
         .map(|i| program.call(0, i).is_some_and(|c| c.cancelled()))
