@@ -62,8 +62,8 @@ pub(crate) trait EventPass {
     /// Once [`EventPass::scanned`] told it what the traces call: the kinds of event whose
     /// [`EventPass::event`] can change anything of this pass. The others are not given to
     /// it (nor cost a call per pass and event). A pass that declines a kind must do
-    /// nothing at such an event: `every_event_or_the_wanted_ones_find_the_same` (a test)
-    /// feeds every pass every event and compares.
+    /// nothing at such an event: `run_all_in_every_order` (checks/mod.rs, used by the
+    /// tier-1 text-trace tests) also feeds every pass every event and compares.
     fn wants(&self) -> Wants {
         Wants::ALL
     }
