@@ -372,6 +372,9 @@ struct ActorState {
     status: u8,
     queued: bool,
     in_probe: bool,
+    /// Blocked before its current call, until its rank's wildcard receive of a probed
+    /// message is matched ([`Engine::probed_wildcards`]): the call then runs.
+    before_call: bool,
     /// Completions still needed before the blocked call returns.
     pending: u32,
 }
@@ -461,6 +464,15 @@ struct Engine<'s> {
     /// another tag than in the run ([`flags::TAG_RECORDED`]). The rank is replayed no
     /// further and ends [`RankOutcome::Unfinished`]: it may still release the others.
     diverged: Vec<bool>,
+    /// By rank, in a replay of another matching: it received a message that a call
+    /// following a wildcard sent to it instead of to the rank it went to in the run
+    /// ([`PendingSend::redirected`]). It received other data than its trace did, and
+    /// programs branch on data (HyPhy's worker stops on a string of length 0): where a
+    /// message it received in the run is then left for it, its trace no longer says what
+    /// it does, and it ends [`RankOutcome::Unfinished`] (`fed_otherwise`). One left with
+    /// nothing is taken at its word: a reply to the wrong worker is a deadlock
+    /// (tests/programs/dl_reply_then_fixed_recv.c).
+    took_redirected: Vec<bool>,
     /// By actor.
     actors: Vec<ActorState>,
     /// By actor.
@@ -508,6 +520,13 @@ struct Engine<'s> {
     /// By rank whose sends may follow the tag of its latest receive for any tag
     /// ([`flags::FOLLOWS_WILDCARD_TAG`]): that receive's tags in the run and in this replay.
     wildcard_tags: Vec<Option<TakenTag>>,
+    /// By rank: the request of its latest receive for any source or tag of a message a
+    /// single probe found ([`flags::TAKES_PROBED`]), while the replay has not matched it
+    /// and the rank's calls may follow its wildcards (`NO_REQ` otherwise). Nobody waits
+    /// for that receive, but the program did (`MPI_Recv(MPI_ANY_SOURCE)` after
+    /// `MPI_Iprobe`): a call following it waits until it took a message, or would name
+    /// the previous wildcard's source (HyPhy's MPIRecvString).
+    probed_wildcards: Vec<u32>,
     /// Some rank's sends may follow the tag of its latest receive for any tag: the matches
     /// note the tags such receives take.
     follows_tags: bool,

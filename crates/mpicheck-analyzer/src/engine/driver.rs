@@ -37,6 +37,7 @@ impl<'s> Engine<'s> {
             forced_matched: options.forced.map(|_| false),
             follow_doubtful: options.follow_doubtful,
             diverged: vec![false; n as usize],
+            took_redirected: vec![false; n as usize],
             actors: vec![ActorState::default(); n as usize],
             cur: (0..n).map(|_| Current::default()).collect(),
             lanes,
@@ -67,6 +68,7 @@ impl<'s> Engine<'s> {
             spare_instances: Vec::new(),
             wildcard_sources,
             wildcard_tags,
+            probed_wildcards: vec![NO_REQ; n as usize],
             follows_tags,
             released_active: ReleasedActive::default(),
         }
@@ -298,6 +300,10 @@ impl<'s> Engine<'s> {
                 self.read_ahead(a);
                 return;
             }
+            if op.flags & FOLLOWERS != 0 && self.awaits_probed_wildcard(a, r) {
+                self.read_ahead(a);
+                return;
+            }
             self.stats.ops += 1;
             let step = self.exec(a, r, event, op);
             if self.lanes.requests_unmade() {
@@ -322,6 +328,13 @@ impl<'s> Engine<'s> {
 
     /// The blocked call's condition holds: finish it and move on.
     pub(super) fn resume(&mut self, a: Actor) {
+        let st = &mut self.actors[a as usize];
+        if st.before_call {
+            // What it waited for before its call came: the call runs now.
+            st.before_call = false;
+            st.status = R_READY;
+            return;
+        }
         let op = self.current_op(a);
         if op.kind == OpKind::Wait {
             self.unwait(a, &op);
@@ -427,6 +440,9 @@ impl<'s> Engine<'s> {
                         if let Some(s) = self.slots.get_mut(slot) {
                             s.req = op.a;
                             self.reqs.insert(r, op.a, slot);
+                            if op.flags & flags::TAKES_PROBED != 0 {
+                                self.note_probed_wildcard(r, &op);
+                            }
                         }
                         Step::Next
                     }
@@ -568,16 +584,19 @@ impl<'s> Engine<'s> {
     pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
         let mut rx = rx;
         let followed;
-        let op = if op.flags & FOLLOWERS != 0 && self.took_otherwise(r) {
+        let (op, redirected) = if op.flags & FOLLOWERS != 0 && self.took_otherwise(r) {
             followed = self.followed(r, event, op, &mut rx);
-            &followed
+            (
+                &followed,
+                followed.peer != op.peer && op.kind != OpKind::Recv,
+            )
         } else {
-            op
+            (op, false)
         };
         match op.kind {
             OpKind::Send => {
                 self.activate(slot, event, op, rx, P_SEND);
-                self.post_send(r, event, op, op.sub, op.b, slot);
+                self.post_send(r, event, op, redirected, op.b, slot);
             }
             OpKind::Recv => {
                 self.activate(slot, event, op, rx, P_RECV);
@@ -586,7 +605,7 @@ impl<'s> Engine<'s> {
             OpKind::Sendrecv => {
                 self.activate(slot, event, op, rx, P_SEND | P_RECV);
                 let (source, tag, preferred, bytes) = (rx[0], rx[1] as i32, rx[2], rx[3]);
-                self.post_send(r, event, op, op.sub, bytes, slot);
+                self.post_send(r, event, op, redirected, bytes, slot);
                 self.post_recv(r, event, op.comm, source, tag, preferred, slot);
             }
             OpKind::Collective => {
@@ -595,6 +614,43 @@ impl<'s> Engine<'s> {
             }
             _ => {}
         }
+    }
+
+    /// Rank `r` started `op`, a receive of what a single probe found, and it is not
+    /// matched yet: where it names any source or tag and the rank's calls may follow
+    /// such, it is the rank's pending probed wildcard ([`Engine::probed_wildcards`]).
+    #[inline(never)]
+    fn note_probed_wildcard(&mut self, r: u32, op: &ReplayOp) {
+        let follows = (op.peer == ANY_SOURCE && self.wildcard_sources[r as usize].is_some())
+            || (op.recv_tag() == ANY_TAG && self.wildcard_tags[r as usize].is_some());
+        if follows {
+            self.probed_wildcards[r as usize] = op.a;
+        }
+    }
+
+    /// The live slot of rank `r`'s probed wildcard receive while it is not matched
+    /// ([`Engine::probed_wildcards`]); forgets one matched.
+    pub(super) fn probed_wildcard_slot(&self, r: u32) -> Option<SlotId> {
+        self.req_slot(r, self.probed_wildcards[r as usize])
+            .filter(|&s| self.state(s) == S_ACTIVE)
+    }
+
+    /// Whether actor `a` of rank `r`, standing at a call that may follow the rank's latest
+    /// wildcard, blocks before it until the rank's probed wildcard receive is matched.
+    #[inline(never)]
+    fn awaits_probed_wildcard(&mut self, a: Actor, r: u32) -> bool {
+        if self.probed_wildcards[r as usize] == NO_REQ {
+            return false;
+        }
+        let Some(slot) = self.probed_wildcard_slot(r) else {
+            self.probed_wildcards[r as usize] = NO_REQ;
+            return false;
+        };
+        self.block_on(a, slot);
+        let st = &mut self.actors[a as usize];
+        st.before_call = true;
+        st.status = R_BLOCKED;
+        true
     }
 
     /// Whether rank `r`'s latest wildcard-source or wildcard-tag receive took another

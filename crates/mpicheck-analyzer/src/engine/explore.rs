@@ -158,6 +158,7 @@ impl Engine<'_> {
             forced_matched: self.forced_matched,
             follow_doubtful: self.follow_doubtful,
             diverged: self.diverged.clone(),
+            took_redirected: self.took_redirected.clone(),
             actors: self.actors.clone(),
             cur: self.cur.clone(),
             lanes: self.lanes.clone(),
@@ -185,6 +186,7 @@ impl Engine<'_> {
             spare_instances: Vec::new(),
             wildcard_sources: self.wildcard_sources.clone(),
             wildcard_tags: self.wildcard_tags.clone(),
+            probed_wildcards: self.probed_wildcards.clone(),
             follows_tags: self.follows_tags,
             released_active: self.released_active.clone(),
         }
@@ -306,7 +308,11 @@ impl Engine<'_> {
             && self.epochs == other.epochs
             && self.wildcard_sources == other.wildcard_sources
             && self.wildcard_tags == other.wildcard_tags
+            && (0..self.world).all(|r| {
+                self.probed_wildcard_slot(r).is_some() == other.probed_wildcard_slot(r).is_some()
+            })
             && self.diverged == other.diverged
+            && self.took_redirected == other.took_redirected
     }
 }
 

@@ -3,12 +3,14 @@
 use super::*;
 
 impl Engine<'_> {
+    /// Posts rank `r`'s send `op` (its send mode in `op.sub`), `redirected` where it
+    /// follows a wildcard to another rank than in the run ([`PendingSend::redirected`]).
     pub(super) fn post_send(
         &mut self,
         r: u32,
         event: u32,
         op: &ReplayOp,
-        mode: u8,
+        redirected: bool,
         bytes: u32,
         slot: SlotId,
     ) {
@@ -17,7 +19,7 @@ impl Engine<'_> {
             self.part_done(slot, P_SEND);
             return;
         }
-        let mode = SEND_MODES[mode as usize & 3];
+        let mode = SEND_MODES[op.sub as usize & 3];
         let returned = op.flags & flags::RETURNED != 0;
         let unbuffered = op.flags & flags::UNBUFFERED != 0
             || (op.class == class::BLOCKING && !returned && op.kind == OpKind::Send);
@@ -54,6 +56,7 @@ impl Engine<'_> {
             event,
             buffered,
             sync,
+            redirected,
         };
         let ds = &mut self.dests[did];
         if let Some(recv) = ds.take_recv(r, op.tag, |s| {
@@ -90,6 +93,11 @@ impl Engine<'_> {
         self.stats.matches += 1;
         if self.forced.is_some() {
             self.note_divergence(send.tag, recv_slot);
+            if send.redirected {
+                if let Some(s) = self.slots.get(recv_slot) {
+                    self.took_redirected[s.owner as usize] = true;
+                }
+            }
         }
         if self.follows_tags {
             self.note_taken_tag(send.tag, recv_slot);

@@ -27,7 +27,7 @@ impl Engine<'_> {
                     .filter(|a| status(a) == R_HELD)
                     .collect();
             }
-            if self.diverged[r as usize] {
+            if self.diverged[r as usize] || self.fed_otherwise(r) {
                 // Stuck or not, what it did after leaving its trace is unknown.
                 ranks.push(RankOutcome::Unfinished);
                 continue;
@@ -43,6 +43,11 @@ impl Engine<'_> {
                 continue;
             }
             let event_of = |a: &Actor| match self.cur[*a as usize].op {
+                // Stuck before its call: in the receive it waits for.
+                Some(_) if self.actors[*a as usize].before_call => self
+                    .probed_wildcard_slot(r)
+                    .and_then(|s| self.slots.get(s))
+                    .map_or(self.cur[*a as usize].event, |s| s.event),
                 Some(_) => self.cur[*a as usize].event,
                 None => self.lanes.next_event(r),
             };
@@ -76,6 +81,20 @@ impl Engine<'_> {
             unreceived: self.unreceived(),
             stats: self.stats,
         }
+    }
+
+    /// Whether rank `r` took a message meant for another rank in the run ([`Engine`]'s
+    /// `took_redirected`) and is left with a message it received in the run: its receives
+    /// went to other messages, so it received other data than its trace did, and the
+    /// program need not have stopped where its trace does (HyPhy's worker took a job's
+    /// length where it took its stop and ended with the job's characters unreceived; or
+    /// sent a result while its master sent it the next job).
+    fn fed_otherwise(&self, r: u32) -> bool {
+        self.took_redirected[r as usize]
+            && self.dests.iter().any(|d| {
+                d.rank == r
+                    && d.holds_send(|source, s| !self.never_received.contains(&(source, s.event)))
+            })
     }
 
     /// The sends left in the queues that their senders got past (not waiting for a
@@ -113,6 +132,11 @@ impl Engine<'_> {
     ) -> WaitCond {
         let op = self.current_op(a);
         let r = self.rank_of(a);
+        if self.actors[a as usize].before_call {
+            if let Some(slot) = self.probed_wildcard_slot(r) {
+                return self.slot_cond(r, slot, cache);
+            }
+        }
         match op.kind {
             OpKind::Probe => self.recv_cond(r, op.comm, op.peer, op.recv_tag(), NO_RANK, false),
             OpKind::WinStart | OpKind::WinComplete | OpKind::WinWait | OpKind::WinLockWait => {

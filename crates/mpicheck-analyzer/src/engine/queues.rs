@@ -14,6 +14,10 @@ pub(super) struct PendingSend {
     /// Buffer bytes to give back to the sender on matching.
     pub(super) buffered: u32,
     pub(super) sync: bool,
+    /// A call following a wildcard sent it to another rank than in the run (a reply to
+    /// whoever sent, when another did): its receiver gets what another rank got in the run
+    /// ([`super::Engine`]'s `took_redirected`).
+    pub(super) redirected: bool,
 }
 
 /// A receive posted and not yet matched.
@@ -135,6 +139,16 @@ impl DestState {
         }
         for (s, r) in recvs {
             self.source_queue(s).recvs.push_back(r);
+        }
+    }
+
+    /// Whether a message from `source` for which `found` holds waits to be received.
+    pub(super) fn holds_send(&self, found: impl Fn(Rank, &PendingSend) -> bool) -> bool {
+        match &self.queues {
+            Queues::Flat { sends, .. } => sends.iter().any(|(source, s)| found(*source, s)),
+            Queues::BySource { queues, .. } => queues
+                .iter()
+                .any(|(source, q)| q.sends.iter().any(|s| found(*source, s))),
         }
     }
 

@@ -214,6 +214,21 @@ impl WildcardFollowers {
             // from the run's source with another's tag).
             self.sources.never_followed(site);
             self.tags.never_followed(site);
+            // One that names no source (or no tag) is a wildcard receive of its own, and
+            // the calls after it name what it took: HyPhy's MPIRecvString probes for any
+            // source, receives the length with MPI_ANY_SOURCE, then the characters from
+            // status.MPI_SOURCE. Its other rounds poll, and the replays hold that receive
+            // back as a wildcard; a round whose single probe found the message must not
+            // make the receive of the characters look as if it named another source.
+            let wild = Wild {
+                source: op.peer == ANY_SOURCE,
+                tag: op_tag == ANY_TAG,
+            };
+            if wild.source || wild.tag {
+                if let Some(taken) = (op.b != NO_RANK).then_some(op.b).zip(taken_tag(event)) {
+                    self.took(taken, site, wild, false);
+                }
+            }
             return;
         }
         if op.kind != OpKind::Probe && op.peer != ANY_SOURCE && op.peer != NO_RANK {
