@@ -12,8 +12,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use mpicheck_analyzer::engine::{
-    class, move_aux, replay_program, replay_source, CommMembers, EndKind, Mode, OpKind, OpSource,
-    Program, ProgramBuilder, ReplayOp, ReplayOptions, NO_RANK,
+    class, move_aux, replay_program, replay_source, CommMembers, EndKind, Following, Mode, OpKind,
+    OpSource, Program, ProgramBuilder, ReplayOp, ReplayOptions, NO_RANK,
 };
 use mpicheck_analyzer::model::{CollectiveKind, CommId, Rank, SendMode};
 use mpicheck_analyzer::waitfor;
@@ -559,14 +559,14 @@ impl OpSource for LazyRun {
         _rank: Rank,
         _event: u32,
         _receive_half: bool,
-        _doubtful: bool,
+        _least: Following,
     ) -> bool {
         false
     }
     fn may_follow_wildcard_tags(&self, _rank: Rank) -> bool {
         false
     }
-    fn follows_wildcard_tag(&mut self, _rank: Rank, _event: u32, _doubtful: bool) -> bool {
+    fn follows_wildcard_tag(&mut self, _rank: Rank, _event: u32, _least: Following) -> bool {
         false
     }
 }

@@ -196,11 +196,11 @@ impl OpSource for ReplaySource<'_> {
         rank: Rank,
         event: u32,
         receive_half: bool,
-        doubtful: bool,
+        least: Following,
     ) -> bool {
         match self {
-            ReplaySource::Program(p) => p.follows_wildcard(rank, event, receive_half, doubtful),
-            ReplaySource::Other(o) => o.follows_wildcard(rank, event, receive_half, doubtful),
+            ReplaySource::Program(p) => p.follows_wildcard(rank, event, receive_half, least),
+            ReplaySource::Other(o) => o.follows_wildcard(rank, event, receive_half, least),
         }
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
@@ -209,10 +209,10 @@ impl OpSource for ReplaySource<'_> {
             ReplaySource::Other(o) => o.may_follow_wildcard_tags(rank),
         }
     }
-    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, least: Following) -> bool {
         match self {
-            ReplaySource::Program(p) => p.follows_wildcard_tag(rank, event, doubtful),
-            ReplaySource::Other(o) => o.follows_wildcard_tag(rank, event, doubtful),
+            ReplaySource::Program(p) => p.follows_wildcard_tag(rank, event, least),
+            ReplaySource::Other(o) => o.follows_wildcard_tag(rank, event, least),
         }
     }
 }
@@ -520,6 +520,11 @@ struct Engine<'s> {
     /// By rank whose sends may follow the tag of its latest receive for any tag
     /// ([`flags::FOLLOWS_WILDCARD_TAG`]): that receive's tags in the run and in this replay.
     wildcard_tags: Vec<Option<TakenTag>>,
+    /// By rank, in replays that follow doubtful sites ([`Following::Occasional`]): every
+    /// send it started since its latest wildcard-source receive was matched named that
+    /// receive's source in the run (marked [`flags::FOLLOWS_WILDCARD`]), as replies to
+    /// `status.MPI_SOURCE` do and a round of sends to every worker does not.
+    sends_named_wildcard: Vec<bool>,
     /// By rank: the request of its latest receive for any source or tag of a message a
     /// single probe found ([`flags::TAKES_PROBED`]), while the replay has not matched it
     /// and the rank's calls may follow its wildcards (`NO_REQ` otherwise). Nobody waits

@@ -64,13 +64,21 @@ fn a_wildcard_receive_after_a_single_probe_is_the_wildcard_its_followers_follow(
 /// length of 0 alone, both sent by the same calls; rank 0 takes each result with a
 /// wildcard (line 20) and sends whoever sent it the next job or the stop. `jobs[w]` is how
 /// many jobs worker `w` did in the run; `order` the workers whose results rank 0 took.
-fn master_stops_workers_by_length(jobs: [usize; 3], order: &[u32]) -> String {
+/// First, `rounds` rounds send each worker a job by the same calls and take both results
+/// (worker 1's first), as HyPhy's fel does before it farms out sites.
+fn master_stops_workers_by_length(jobs: [usize; 3], order: &[u32], rounds: usize) -> String {
     let mut text = String::from("ranks 3\n");
     let job = |text: &mut String, w: u32| {
         text.push_str(&format!(
             "0: send dest={w} tag=111 @ m.c:10\n0: send dest={w} tag=112 @ m.c:11\n"
         ))
     };
+    for _ in 0..rounds {
+        job(&mut text, 1);
+        job(&mut text, 2);
+        text.push_str("0: recv src=any tag=113 matched=1 @ m.c:20\n");
+        text.push_str("0: recv src=any tag=113 matched=2 @ m.c:20\n");
+    }
     job(&mut text, 1);
     job(&mut text, 2);
     let mut left = jobs[1] + jobs[2] - 2;
@@ -84,7 +92,7 @@ fn master_stops_workers_by_length(jobs: [usize; 3], order: &[u32]) -> String {
         }
     }
     for w in [1, 2] {
-        for _ in 0..jobs[w as usize] {
+        for _ in 0..rounds + jobs[w as usize] {
             text.push_str(&format!(
                 "{w}: recv src=0 tag=111 @ w.c:40
                  {w}: recv src=0 tag=112 @ w.c:41
@@ -105,6 +113,19 @@ fn a_worker_fed_another_workers_message_may_stop_elsewhere_than_its_trace() {
     // worker 1 takes its stop where its trace took a job, and waits for characters. The
     // program would go on (worker 2 did the job, worker 1 stopped): no DL003.
     let order = [1, 1, 2, 1, 1, 2, 1, 2, 1];
-    let text = master_stops_workers_by_length([0, 6, 3], &order);
+    let text = master_stops_workers_by_length([0, 6, 3], &order, 0);
+    assert_eq!(codes(&text), vec!["MR001"]);
+}
+
+#[test]
+fn a_call_site_that_also_sends_rounds_to_every_worker_still_replies() {
+    // The same farm after two rounds that send both workers a job by the same calls: lines
+    // 10 and 11 do not always name the latest wildcard's source. A job sent right after a
+    // result, to its sender, is still a reply (HyPhy's MPISendString, for both): in the
+    // matching where worker 2's result comes first, it goes to worker 2 (DL003's second
+    // replay, which follows calls that may not follow by design); sent to the recorded
+    // worker, it met that worker sending its own result.
+    let order = [1, 1, 2, 1, 1, 2, 1, 2, 1];
+    let text = master_stops_workers_by_length([0, 6, 3], &order, 2);
     assert_eq!(codes(&text), vec!["MR001"]);
 }

@@ -68,6 +68,7 @@ impl<'s> Engine<'s> {
             spare_instances: Vec::new(),
             wildcard_sources,
             wildcard_tags,
+            sends_named_wildcard: vec![false; n as usize],
             probed_wildcards: vec![NO_REQ; n as usize],
             follows_tags,
             released_active: ReleasedActive::default(),
@@ -583,6 +584,9 @@ impl<'s> Engine<'s> {
     /// passed by reference: copied into the call, it cost ~20 instructions.)
     pub(super) fn start(&mut self, r: u32, event: u32, op: &ReplayOp, rx: [u32; 4], slot: SlotId) {
         let mut rx = rx;
+        if self.follow_doubtful && matches!(op.kind, OpKind::Send | OpKind::Sendrecv) {
+            self.note_send_naming(r, op);
+        }
         let followed;
         let (op, redirected) = if op.flags & FOLLOWERS != 0 && self.took_otherwise(r) {
             followed = self.followed(r, event, op, &mut rx);
@@ -663,6 +667,17 @@ impl<'s> Engine<'s> {
                 .is_some_and(|t| t.recorded.is_some_and(|recorded| recorded != t.taken))
     }
 
+    /// Rank `r` starts send `op` (as the run recorded it): whether it names the source
+    /// its latest wildcard receive took in the run ([`Engine`]'s `sends_named_wildcard`).
+    #[inline(never)]
+    fn note_send_naming(&mut self, r: u32, op: &ReplayOp) {
+        let names = op.flags & flags::FOLLOWS_WILDCARD != 0
+            && self.wildcard_sources[r as usize].is_some_and(|[recorded, _]| op.peer == recorded);
+        if !names {
+            self.sends_named_wildcard[r as usize] = false;
+        }
+    }
+
     /// A call following the rank's latest wildcard receives as it is made in this replay:
     /// to the source the latest wildcard-source receive took, with the tag the latest
     /// wildcard-tag receive took, where these differ from the run's. A sendrecv's receive
@@ -670,22 +685,25 @@ impl<'s> Engine<'s> {
     #[inline(never)]
     fn followed(&mut self, r: u32, event: u32, op: &ReplayOp, rx: &mut [u32; 4]) -> ReplayOp {
         let mut followed = *op;
+        let least = if !self.follow_doubtful {
+            Following::Certain
+        } else if self.sends_named_wildcard[r as usize] {
+            Following::Occasional
+        } else {
+            Following::Doubtful
+        };
         if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
             if op.flags & flags::FOLLOWS_WILDCARD != 0
                 && op.peer == recorded
                 && taken != recorded
-                && self
-                    .src
-                    .follows_wildcard(r, event, false, self.follow_doubtful)
+                && self.src.follows_wildcard(r, event, false, least)
             {
                 followed.peer = taken;
             }
             if op.flags & flags::RECEIVE_FOLLOWS_WILDCARD != 0
                 && rx[0] == recorded
                 && taken != recorded
-                && self
-                    .src
-                    .follows_wildcard(r, event, true, self.follow_doubtful)
+                && self.src.follows_wildcard(r, event, true, least)
             {
                 rx[0] = taken;
             }
@@ -700,7 +718,7 @@ impl<'s> Engine<'s> {
                     && taken != op.tag
                     && self
                         .src
-                        .follows_wildcard_tag(r, event, self.follow_doubtful)
+                        .follows_wildcard_tag(r, event, least.min(Following::Doubtful))
                 {
                     followed.tag = taken;
                 }

@@ -186,6 +186,7 @@ impl Engine<'_> {
             spare_instances: Vec::new(),
             wildcard_sources: self.wildcard_sources.clone(),
             wildcard_tags: self.wildcard_tags.clone(),
+            sends_named_wildcard: self.sends_named_wildcard.clone(),
             probed_wildcards: self.probed_wildcards.clone(),
             follows_tags: self.follows_tags,
             released_active: self.released_active.clone(),
@@ -308,6 +309,7 @@ impl Engine<'_> {
             && self.epochs == other.epochs
             && self.wildcard_sources == other.wildcard_sources
             && self.wildcard_tags == other.wildcard_tags
+            && self.sends_named_wildcard == other.sends_named_wildcard
             && (0..self.world).all(|r| {
                 self.probed_wildcard_slot(r).is_some() == other.probed_wildcard_slot(r).is_some()
             })

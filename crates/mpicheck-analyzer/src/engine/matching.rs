@@ -284,6 +284,7 @@ impl Engine<'_> {
         }
         if let Some(sources) = &mut self.wildcard_sources[dest as usize] {
             *sources = [head.recorded, source];
+            self.sends_named_wildcard[dest as usize] = true;
         }
         self.dests[did].deferred.pop_front();
         if self.slots.get(head.slot).map(|s| s.op.kind) == Some(OpKind::Probe) {

@@ -80,7 +80,8 @@ pub(crate) struct RankProgram {
     pub(crate) threads: SpilledVec<[u32; 2]>,
     /// The call sites (site, function) whose every call's peer was the source the rank's
     /// latest wildcard receive took ([`flags::FOLLOWS_WILDCARD`]), and how sure it is that
-    /// they name it by design.
+    /// they name it by design; and those some of whose calls' peers were
+    /// ([`Following::Occasional`]).
     pub(crate) follower_sites: FxHashMap<(u32, u16), Following>,
     /// The send call sites whose every call's tag was the tag the rank's latest receive
     /// for any tag took ([`flags::FOLLOWS_WILDCARD_TAG`]), and how sure it is that they
@@ -90,14 +91,22 @@ pub(crate) struct RankProgram {
 
 /// Whether a call site that named the source of its rank's latest wildcard receive every
 /// time did so by design (a reply to `status.MPI_SOURCE`), or may have by chance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Following {
+/// (Ordered from the surest: a replay follows the sites up to the least sure it accepts.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Following {
     /// The sources varied and the calls were too many to have named them by chance: a
     /// replay in which the wildcard takes another source names that one.
     Certain,
     /// Too few calls or sources to tell: only replays with
     /// [`ReplayOptions::follow_doubtful`] name the source the wildcard took.
     Doubtful,
+    /// Some calls named the latest wildcard's source and some did not: one call site that
+    /// both replies to `status.MPI_SOURCE` and sends to every worker in turn (HyPhy's
+    /// MPISendString, called for both). Only replays with
+    /// [`ReplayOptions::follow_doubtful`] name the source the wildcard took, and only at a
+    /// call made while every send of the rank since that wildcard named its source
+    /// ([`super::Engine`]'s `sends_named_wildcard`): a reply, not a round of sends.
+    Occasional,
 }
 
 impl Program {
@@ -108,12 +117,13 @@ impl Program {
         self.ranks.iter().map(|r| r.ops.len()).sum()
     }
     /// Whether a call site of some rank named its latest wildcard source or tag every
-    /// time, too few times to tell whether by design ([`Following::Doubtful`]).
+    /// time, too few times to tell whether by design ([`Following::Doubtful`]), or named
+    /// the source some times ([`Following::Occasional`]).
     pub(crate) fn has_doubtful_followers(&self) -> bool {
         (self.ranks.iter()).any(|r| {
             (r.follower_sites.values())
                 .chain(r.tag_follower_sites.values())
-                .any(|&f| f == Following::Doubtful)
+                .any(|&f| f != Following::Certain)
         })
     }
     /// The operations of one rank.
@@ -273,24 +283,23 @@ pub trait OpSource {
     /// ([`OpSource::follows_wildcard`]).
     fn may_follow_wildcards(&self, rank: Rank) -> bool;
     /// Whether event `event` of `rank`, marked [`flags::FOLLOWS_WILDCARD`], was made at a
-    /// call site that names the source of the rank's latest wildcard receive every time
-    /// ([`Following::Certain`]; also a [`Following::Doubtful`] one when `doubtful`); with
-    /// `receive_half`, whether the receive half of a sendrecv marked
-    /// [`flags::RECEIVE_FOLLOWS_WILDCARD`] was.
+    /// call site that names the source of the rank's latest wildcard receive, as surely
+    /// as `least` or more ([`Following`]); with `receive_half`, whether the receive half of
+    /// a sendrecv marked [`flags::RECEIVE_FOLLOWS_WILDCARD`] was.
     fn follows_wildcard(
         &mut self,
         rank: Rank,
         event: u32,
         receive_half: bool,
-        doubtful: bool,
+        least: Following,
     ) -> bool;
     /// Whether some sends of `rank` follow the tag of its latest receive for any tag
     /// ([`OpSource::follows_wildcard_tag`]).
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool;
     /// Whether event `event` of `rank`, marked [`flags::FOLLOWS_WILDCARD_TAG`], was made at
-    /// a call site that carries the tag of the rank's latest receive for any tag every time
-    /// ([`Following::Certain`]; also a [`Following::Doubtful`] one when `doubtful`).
-    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool;
+    /// a call site that carries the tag of the rank's latest receive for any tag every
+    /// time, as surely as `least` or more.
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, least: Following) -> bool;
 }
 
 // A source borrowed for a replay ([`replay_source`]).
@@ -321,15 +330,15 @@ impl<S: OpSource + ?Sized> OpSource for &mut S {
         rank: Rank,
         event: u32,
         receive_half: bool,
-        doubtful: bool,
+        least: Following,
     ) -> bool {
-        (**self).follows_wildcard(rank, event, receive_half, doubtful)
+        (**self).follows_wildcard(rank, event, receive_half, least)
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
         (**self).may_follow_wildcard_tags(rank)
     }
-    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        (**self).follows_wildcard_tag(rank, event, doubtful)
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, least: Following) -> bool {
+        (**self).follows_wildcard_tag(rank, event, least)
     }
 }
 
@@ -467,31 +476,31 @@ impl OpSource for ProgramOps<'_> {
         rank: Rank,
         event: u32,
         receive_half: bool,
-        doubtful: bool,
+        least: Following,
     ) -> bool {
         let half = if receive_half { RECEIVE_HALF } else { 0 };
-        self.site_follows(rank, event, half, doubtful, |p| &p.follower_sites)
+        self.site_follows(rank, event, half, least, |p| &p.follower_sites)
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
         !self.program.ranks[rank as usize]
             .tag_follower_sites
             .is_empty()
     }
-    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        self.site_follows(rank, event, 0, doubtful, |p| &p.tag_follower_sites)
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, least: Following) -> bool {
+        self.site_follows(rank, event, 0, least, |p| &p.tag_follower_sites)
     }
 }
 
 impl ProgramOps<'_> {
     /// Whether the call site of event `event` of `rank` is among its follower sites
-    /// `sites` (certain ones; also doubtful ones when `doubtful`), as the function marked
-    /// with `half` ([`RECEIVE_HALF`] or 0).
+    /// `sites`, as surely as `least` or more, as the function marked with `half`
+    /// ([`RECEIVE_HALF`] or 0).
     fn site_follows(
         &mut self,
         rank: Rank,
         event: u32,
         half: u16,
-        doubtful: bool,
+        least: Following,
         sites: impl Fn(&RankProgram) -> &FxHashMap<(u32, u16), Following>,
     ) -> bool {
         let program = &self.program.ranks[rank as usize];
@@ -502,11 +511,9 @@ impl ProgramOps<'_> {
         let info = program
             .info
             .read(event as usize, &mut self.ranks[rank as usize].info);
-        match sites.get(&(info.site, info.call | half)) {
-            Some(Following::Certain) => true,
-            Some(Following::Doubtful) => doubtful,
-            None => false,
-        }
+        sites
+            .get(&(info.site, info.call | half))
+            .is_some_and(|&f| f <= least)
     }
 }
 

@@ -42,16 +42,16 @@ impl OpSource for Counting<'_> {
         rank: Rank,
         event: u32,
         receive_half: bool,
-        doubtful: bool,
+        least: Following,
     ) -> bool {
         self.inner
-            .follows_wildcard(rank, event, receive_half, doubtful)
+            .follows_wildcard(rank, event, receive_half, least)
     }
     fn may_follow_wildcard_tags(&self, rank: Rank) -> bool {
         self.inner.may_follow_wildcard_tags(rank)
     }
-    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
-        self.inner.follows_wildcard_tag(rank, event, doubtful)
+    fn follows_wildcard_tag(&mut self, rank: Rank, event: u32, least: Following) -> bool {
+        self.inner.follows_wildcard_tag(rank, event, least)
     }
 }
 

@@ -102,7 +102,9 @@ impl Followed {
     /// never follows one.
     fn never_followed(&mut self, site: (u32, u16)) {
         self.latest_probe = false;
-        self.site_follows(site).always = false;
+        let follows = self.site_follows(site);
+        follows.always = false;
+        follows.never = true;
     }
 
     /// Notes a call at `site` that named `value`: whether it is the latest wildcard
@@ -149,10 +151,16 @@ impl Followed {
     }
 
     /// The call sites whose every call named the value of the rank's latest wildcard
-    /// receive, and how sure that is by design.
-    fn sites(&self) -> FxHashMap<(u32, u16), Following> {
+    /// receive, and how sure that is by design; with `occasional`, also those some of
+    /// whose calls did and some did not ([`SiteFollows::occasional`]).
+    fn sites(&self, occasional: bool) -> FxHashMap<(u32, u16), Following> {
         (self.sites.iter())
-            .filter_map(|&(site, f)| Some((site, f.following(&self.wildcard_sites)?)))
+            .filter_map(|&(site, f)| {
+                if occasional && f.occasional() {
+                    return Some((site, Following::Occasional));
+                }
+                Some((site, f.following(&self.wildcard_sites)?))
+            })
             .collect()
     }
 }
@@ -326,15 +334,15 @@ impl WildcardFollowers {
     }
 
     /// The call sites whose every call named the source of the rank's latest wildcard
-    /// receive, and how sure that is by design.
+    /// receive, and how sure that is by design, and those some of whose calls did.
     pub(super) fn source_sites(&self) -> FxHashMap<(u32, u16), Following> {
-        self.sources.sites()
+        self.sources.sites(true)
     }
 
     /// The send sites whose every call carried the tag of the rank's latest wildcard-tag
     /// receive, and how sure that is by design.
     pub(super) fn tag_sites(&self) -> FxHashMap<(u32, u16), Following> {
-        self.tags.sites()
+        self.tags.sites(false)
     }
 }
 
@@ -343,6 +351,15 @@ impl WildcardFollowers {
 #[derive(Clone, Copy)]
 struct SiteFollows {
     always: bool,
+    /// Some call named the latest value (whether or not every one did).
+    named: bool,
+    /// The first value a call named, and whether one named another: a site that always
+    /// names one rank sends there, whatever the wildcard took.
+    first_value: u32,
+    several_values: bool,
+    /// A call's value came from no wildcard the replays replay
+    /// ([`Followed::never_followed`]).
+    never: bool,
     calls: u32,
     /// The first [`SiteFollows::PEERS`] distinct sources named.
     peers: [u32; SiteFollows::PEERS],
@@ -362,6 +379,10 @@ impl SiteFollows {
     fn new() -> SiteFollows {
         SiteFollows {
             always: true,
+            named: false,
+            first_value: NO_RANK,
+            several_values: false,
+            never: false,
             calls: 0,
             peers: [NO_RANK; SiteFollows::PEERS],
             distinct: 0,
@@ -372,6 +393,11 @@ impl SiteFollows {
     }
 
     fn note(&mut self, follows: bool, peer: u32, wildcard_site: (u32, u16), after_probe: bool) {
+        self.named |= follows;
+        if self.first_value == NO_RANK {
+            self.first_value = peer;
+        }
+        self.several_values |= peer != self.first_value;
         // (A site that once did not follow never will: the rest is for one that might.)
         self.always &= follows;
         if !self.always {
@@ -388,6 +414,15 @@ impl SiteFollows {
             self.peers[self.distinct as usize] = peer;
             self.distinct += 1;
         }
+    }
+
+    /// Whether the site may name the wildcard's source at some calls and not at others
+    /// ([`Following::Occasional`]): some named it, some did not, and they named several
+    /// ranks, none of them from a probe's message (a site that always sends to one rank,
+    /// as `MPI_Send(..., 1, ...)` after a receive from any source, only names the source
+    /// when rank 1 sent).
+    fn occasional(&self) -> bool {
+        self.named && !self.always && self.several_values && !self.never
     }
 
     /// Whether the site names the wildcard's source by design: every call did, the sources
@@ -460,6 +495,7 @@ mod tests {
                         match f {
                             Following::Certain => format!("{line}{half}"),
                             Following::Doubtful => format!("{line}{half}?"),
+                            Following::Occasional => format!("{line}{half}~"),
                         }
                     })
                     .collect()
@@ -525,9 +561,12 @@ mod tests {
             3: send dest=2 tag=1 @ m.c:41",
         );
         let run = parse(&text).unwrap();
+        // (Line 31 named the source twice and then another rank: it may reply at some
+        // calls, `~`, followed only by DL003's second replay, and there only while every
+        // send since the wildcard named its source. Line 3 always sent to rank 1: no.)
         assert_eq!(
             follower_lines(&run),
-            [vec!["2"], vec!["4?"], vec![], vec!["41?"]]
+            [vec!["2"], vec!["4?"], vec!["31~"], vec!["41?"]]
         );
         let program = Program::from_run(&run);
         let follows = |rank: Rank, event: usize| {
@@ -601,7 +640,9 @@ mod tests {
             .map(|op| op.flags & flags::TAKES_PROBED != 0)
             .collect();
         assert_eq!(probed, [false, true, true, false, true].repeat(2));
-        assert_eq!(follower_lines(&run), [vec![], vec!["12"], vec![]]);
+        // (Line 2 takes what a probe found: never a follower. Line 3 replies to the
+        // probed source, the latest wildcard's only after a polled probe: `~`.)
+        assert_eq!(follower_lines(&run), [vec!["3~"], vec!["12"], vec![]]);
         assert_eq!(tag_follower_lines(&run), [vec![], vec!["12"], vec![]]);
     }
 
