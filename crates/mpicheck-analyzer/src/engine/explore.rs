@@ -287,6 +287,19 @@ impl Engine<'_> {
         };
     }
 
+    /// Whether the same ranks of two replays wait for a probed wildcard receive
+    /// ([`Engine::probed_wildcards`]; one forgotten once matched is none). Only ranks that
+    /// noted one are looked up: the others cost a comparison, as the vectors beside them.
+    fn same_probed_wildcards(&self, other: &Engine) -> bool {
+        (self.probed_wildcards.iter().zip(&other.probed_wildcards))
+            .enumerate()
+            .all(|(r, (&mine, &theirs))| {
+                (mine == NO_REQ && theirs == NO_REQ)
+                    || self.probed_wildcard_slot(r as u32).is_some()
+                        == other.probed_wildcard_slot(r as u32).is_some()
+            })
+    }
+
     /// Whether two quiescent replays of one program stand in the same state: everything
     /// their next steps read, but what they found so far (races, counts) and the forced
     /// receive, matched already. The same state goes on the same way.
@@ -310,9 +323,7 @@ impl Engine<'_> {
             && self.wildcard_sources == other.wildcard_sources
             && self.wildcard_tags == other.wildcard_tags
             && self.sends_named_wildcard == other.sends_named_wildcard
-            && (0..self.world).all(|r| {
-                self.probed_wildcard_slot(r).is_some() == other.probed_wildcard_slot(r).is_some()
-            })
+            && self.same_probed_wildcards(other)
             && self.diverged == other.diverged
             && self.took_redirected == other.took_redirected
     }

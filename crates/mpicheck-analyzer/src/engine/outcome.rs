@@ -93,7 +93,8 @@ impl Engine<'_> {
         self.took_redirected[r as usize]
             && self.dests.iter().any(|d| {
                 d.rank == r
-                    && d.holds_send(|source, s| !self.never_received.contains(&(source, s.event)))
+                    && (d.pending_sends())
+                        .any(|(source, s)| !self.never_received.contains(&(source, s.event)))
             })
     }
 
@@ -113,12 +114,7 @@ impl Engine<'_> {
             });
         };
         for d in &self.dests {
-            match &d.queues {
-                Queues::Flat { sends, .. } => sends.iter().for_each(|(s, m)| note(*s, d.rank, m)),
-                Queues::BySource { queues, .. } => queues
-                    .iter()
-                    .for_each(|(s, q)| q.sends.iter().for_each(|m| note(*s, d.rank, m))),
-            }
+            d.pending_sends().for_each(|(s, m)| note(s, d.rank, m));
         }
         out.sort_unstable_by_key(|u| (u.rank, u.event));
         out

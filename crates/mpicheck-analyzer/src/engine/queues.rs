@@ -142,14 +142,17 @@ impl DestState {
         }
     }
 
-    /// Whether a message from `source` for which `found` holds waits to be received.
-    pub(super) fn holds_send(&self, found: impl Fn(Rank, &PendingSend) -> bool) -> bool {
-        match &self.queues {
-            Queues::Flat { sends, .. } => sends.iter().any(|(source, s)| found(*source, s)),
-            Queues::BySource { queues, .. } => queues
-                .iter()
-                .any(|(source, q)| q.sends.iter().any(|s| found(*source, s))),
-        }
+    /// The messages sent here and not yet received, with their sources (in per-source
+    /// order, whichever way the queues are kept).
+    pub(super) fn pending_sends(&self) -> impl Iterator<Item = (Rank, &PendingSend)> {
+        let (flat, by_source) = match &self.queues {
+            Queues::Flat { sends, .. } => (Some(sends), None),
+            Queues::BySource { queues, .. } => (None, Some(queues)),
+        };
+        let flat = flat.into_iter().flatten().map(|(source, s)| (*source, s));
+        let by_source = (by_source.into_iter().flatten())
+            .flat_map(|(source, q)| q.sends.iter().map(move |s| (*source, s)));
+        flat.chain(by_source)
     }
 
     /// Removes the first posted receive from `source` that accepts `tag` (skipping
