@@ -69,6 +69,18 @@ pub(super) fn thread_stat(pid: u32, tid: u32) -> Option<(char, u64)> {
     Some((state, ticks))
 }
 
+/// How many times the thread gave up its CPU to wait (slept, blocked), from its `status`:
+/// preemptions and `sched_yield` are not counted.
+pub(super) fn voluntary_switches(pid: u32, tid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// The thread sleeps in `futex` (a lock, condition variable or barrier of its process).
 pub(super) fn asleep_on_futex(pid: u32, tid: u32) -> bool {
     #[cfg(target_arch = "x86_64")]

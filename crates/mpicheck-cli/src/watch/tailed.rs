@@ -16,7 +16,7 @@ use mpicheck_trace::{
 
 use super::procfs::{
     asleep_on_futex, clock_ticks_per_second, cpu_ticks, process_alive, this_host, thread_alive,
-    thread_stat,
+    thread_stat, voluntary_switches,
 };
 use super::DeadRank;
 
@@ -79,11 +79,21 @@ pub(super) struct PollSamples {
     /// rather than asleep.
     looks: u32,
     running: u32,
-    /// At the first look: when, the thread's CPU time (clock ticks) and its polls so far.
-    first: Option<(Instant, u64, u64)>,
-    /// At the last look: its CPU time and polls.
-    cpu_now: u64,
-    polls_now: u64,
+    /// At the first look where its CPU time could be read: when, and its counts then.
+    first: Option<(Instant, PollCounts)>,
+    /// Its counts at the last look.
+    now: PollCounts,
+}
+
+/// What a polling thread had done by a look.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PollCounts {
+    /// CPU time, in clock ticks.
+    cpu: u64,
+    /// Its polls since its last progress.
+    polls: u64,
+    /// The times it slept (gave up its CPU to wait), where they can be read.
+    sleeps: Option<u64>,
 }
 
 impl PollSamples {
@@ -93,37 +103,51 @@ impl PollSamples {
     /// VM: a thread waiting in an `MPI_Test` or `MPI_Iprobe` loop uses 0.05 µs per poll under
     /// MPICH (0.15 µs in Ray's loop under Open MPI, whose wait ends on a timer: see
     /// [`TailedTrace::note_clock_reads`]); a loop doing tens of µs of work between polls
-    /// (`hang_work_between_polls_ok.c`) 75 µs.
+    /// (`hang_work_between_polls_ok.c`) 75 µs. A loop that sleeps 1 ms after every two
+    /// polls uses 12–18 µs per poll, its waking up included: hence [`Self::SLEEPS_PER_POLL`].
     const WORK_PER_POLL_SECONDS: f64 = 5e-6;
+    /// Sleeps per poll at or above which a thread sleeps between its polls, whatever CPU
+    /// they cost: a loop that sleeps once every few polls (`usleep`) makes about one per
+    /// turn; a work loop almost none (it is preempted, which does not count).
+    const SLEEPS_PER_POLL: f64 = 0.05;
 
-    /// `stat` (the thread's state and CPU time) is None where it cannot be read.
-    fn look(&mut self, now: Instant, stat: Option<(char, u64)>, polls: u64) {
+    /// `stat` (the thread's state and CPU time) is None where it cannot be read; so is
+    /// `sleeps`.
+    fn look(&mut self, now: Instant, stat: Option<(char, u64)>, sleeps: Option<u64>, polls: u64) {
         self.looks += 1;
         if let Some((state, cpu)) = stat {
             self.running += u32::from(state == 'R');
-            self.first.get_or_insert((now, cpu, polls));
-            self.cpu_now = cpu;
-            self.polls_now = polls;
+            let counts = PollCounts { cpu, polls, sleeps };
+            self.first.get_or_insert((now, counts));
+            self.now = counts;
         }
     }
 
     /// Whether the thread works between its polls: running (not asleep between polls) in at
-    /// least half of the looks, and using more CPU per poll than a poll costs. Whether it
-    /// runs, not how much CPU it gets: on a loaded machine a working thread waits for a core.
-    /// Unknown (too few looks) counts as working, so that nothing is decided yet.
+    /// least half of the looks, seldom sleeping, and using more CPU per poll than a poll
+    /// costs. Whether it runs, not how much CPU it gets: on a loaded machine a working thread
+    /// waits for a core. The sleeps are counted too because a look sees a sleeping poller
+    /// running as often as not where waking up is slow (a loaded VM: its CPU per poll is
+    /// then above a poll's cost too). Unknown (too few looks) counts as working, so that
+    /// nothing is decided yet.
     fn works_between_polls(&self, now: Instant) -> bool {
         if self.looks < Self::ENOUGH_LOOKS {
             return true;
         }
-        let Some((since, cpu_then, polls_then)) = self.first else {
+        let Some((since, then)) = self.first else {
             return false; // no CPU time to read (another machine's /proc): as before
         };
         let seconds = now.duration_since(since).as_secs_f64();
-        let cpu = self.cpu_now.saturating_sub(cpu_then) as f64 / clock_ticks_per_second();
-        let polls = self.polls_now.saturating_sub(polls_then).max(1);
+        let cpu = self.now.cpu.saturating_sub(then.cpu) as f64 / clock_ticks_per_second();
+        let polls = self.now.polls.saturating_sub(then.polls).max(1) as f64;
+        let sleeps = match (self.now.sleeps, then.sleeps) {
+            (Some(now), Some(then)) => now.saturating_sub(then) as f64,
+            _ => 0.0, // not readable: judged by the rest, as before
+        };
         seconds > 0.0
             && 2 * self.running >= self.looks
-            && cpu / polls as f64 >= Self::WORK_PER_POLL_SECONDS
+            && sleeps / polls < Self::SLEEPS_PER_POLL
+            && cpu / polls >= Self::WORK_PER_POLL_SECONDS
     }
 }
 
@@ -485,9 +509,11 @@ impl TailedTrace {
                 };
             }
             if watch.activity == Activity::Polling {
-                let stat = thread_tid(&self.header_bytes, thread).and_then(|t| thread_stat(pid, t));
+                let tid = thread_tid(&self.header_bytes, thread);
+                let stat = tid.and_then(|t| thread_stat(pid, t));
+                let sleeps = tid.and_then(|t| voluntary_switches(pid, t));
                 let polls = watch.polls_before_last + polls_in(&self.file, watch.last_record);
-                watch.polling.look(now, stat, polls);
+                watch.polling.look(now, stat, sleeps, polls);
             }
             if watch.activity == Activity::Outside {
                 let cpu = thread_tid(&self.header_bytes, thread).and_then(|t| cpu_ticks(pid, t));
@@ -617,12 +643,20 @@ mod tests {
     fn a_polling_thread_works_between_its_polls_only_when_it_spends_cpu_outside_them() {
         let now = Instant::now();
         let ticks = |seconds: f64| (seconds * clock_ticks_per_second()) as u64;
+        let then = PollCounts {
+            cpu: 1000,
+            polls: 500,
+            sleeps: Some(40),
+        };
         let after_3s = |cpu: f64, polls: u64| PollSamples {
             looks: 15,
             running: 15,
-            first: Some((now - Duration::from_secs(3), 1000, 500)),
-            cpu_now: 1000 + ticks(cpu),
-            polls_now: 500 + polls,
+            first: Some((now - Duration::from_secs(3), then)),
+            now: PollCounts {
+                cpu: 1000 + ticks(cpu),
+                polls: 500 + polls,
+                sleeps: Some(40 + 3),
+            },
         };
         // Waiting in an MPI_Test loop: 25 M polls in 1.5 s of CPU (0.06 µs each).
         assert!(!after_3s(1.5, 25_000_000).works_between_polls(now));
@@ -636,6 +670,28 @@ mod tests {
         assert!(!asleep.works_between_polls(now));
         // Working on a loaded machine: little CPU, but running (waiting for a core).
         assert!(after_3s(0.4, 5_000).works_between_polls(now));
+        // Asleep after every other poll on a loaded VM: seen running at most looks, at 18 µs
+        // of CPU per poll (its waking up), but it slept 2,700 times in 5,400 polls.
+        let sleeps_between = PollSamples {
+            now: PollCounts {
+                sleeps: Some(40 + 2_700),
+                ..after_3s(0.1, 5_400).now
+            },
+            ..after_3s(0.1, 5_400)
+        };
+        assert!(!sleeps_between.works_between_polls(now));
+        // Sleeps that cannot be read: judged by the rest.
+        let unread = PollSamples {
+            first: Some((
+                now - Duration::from_secs(3),
+                PollCounts {
+                    sleeps: None,
+                    ..then
+                },
+            )),
+            ..sleeps_between
+        };
+        assert!(unread.works_between_polls(now));
         // Too few looks to judge: nothing is decided yet.
         let early = PollSamples {
             looks: 3,
