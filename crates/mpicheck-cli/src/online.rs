@@ -294,7 +294,23 @@ impl Online {
         };
         *self.polling.lock().unwrap_or_else(|e| e.into_inner()) = polling.to_vec();
         let t0 = std::time::Instant::now();
-        let verdict = self.stall.ask(|| self.thread.is_finished(), interrupted);
+        // Left idle, the analysis (and its copy) may get next to no CPU beside other work
+        // even with the ranks stopped: it is not waited for then, and the stall is judged
+        // without it (as in `finish`), unless it released records (nothing else can judge).
+        let mut share = (matches!(cpu, CpuAtTheStall::RanksStopped(_)) && !self.released())
+            .then(|| self.analysis_cpu_time().map(CpuShare::watch))
+            .flatten();
+        let mut starved = false;
+        let starving = || {
+            starved = share.as_mut().is_some_and(|share| {
+                self.analysis_cpu_time()
+                    .is_some_and(|cpu| share.starves(cpu))
+            });
+            starved
+        };
+        let verdict = self
+            .stall
+            .ask(|| self.thread.is_finished(), starving, interrupted);
         // The threads polling at this stall are no model for the job's end.
         self.polling
             .lock()
@@ -315,6 +331,9 @@ impl Online {
             match verdict {
                 CopyVerdict::Explained => "it explains it",
                 CopyVerdict::Unproven => "it proves nothing, and the analysis goes on",
+                CopyVerdict::None if starved => {
+                    "no verdict: it gets no CPU beside other work (it cannot leave SCHED_IDLE)"
+                }
                 CopyVerdict::None => "no verdict",
             }
         ));
@@ -332,6 +351,12 @@ impl Online {
             true => Some(CpuAtTheStall::Ordinary),
             false => pause_ranks().map(CpuAtTheStall::RanksStopped),
         }
+    }
+
+    /// The CPU time the analysis thread and the copy judging a stall have used, if the
+    /// thread's can be read.
+    fn analysis_cpu_time(&self) -> Option<Duration> {
+        Some(thread_cpu_time(&self.thread)? + self.stall.copy_cpu_time())
     }
 
     /// Makes the analysis thread an ordinary one again ([`yield_to_the_job`] made it idle);
@@ -414,41 +439,85 @@ const STARVED_SHARE: f64 = 0.1;
 /// Waits for `thread` to end while it gets CPU time; true if it has not ended and got less
 /// than [`STARVED_SHARE`] of a CPU over the last [`STARVED_FOR`].
 fn starves<T>(thread: &JoinHandle<T>) -> bool {
-    let Some(mut cpu_then) = thread_cpu_time(thread) else {
+    let Some(cpu) = thread_cpu_time(thread) else {
         return false;
     };
-    let mut then = std::time::Instant::now();
+    let mut share = CpuShare::watch(cpu);
     while !thread.is_finished() {
         std::thread::sleep(Duration::from_millis(100));
-        let wall = then.elapsed();
-        if wall < STARVED_FOR {
-            continue;
-        }
         let Some(cpu) = thread_cpu_time(thread) else {
             return false;
         };
-        if cpu.saturating_sub(cpu_then).as_secs_f64() < STARVED_SHARE * wall.as_secs_f64() {
+        if share.starves(cpu) {
             return !thread.is_finished();
         }
-        (then, cpu_then) = (std::time::Instant::now(), cpu);
     }
     false
+}
+
+/// The share of a CPU some work gets, from the CPU time it has used as it goes.
+struct CpuShare {
+    /// The start of the current window, and the CPU time used then.
+    since: std::time::Instant,
+    cpu_then: Duration,
+    /// The most CPU time seen: a reading may miss a part that ended (a copy reaped).
+    most: Duration,
+}
+
+impl CpuShare {
+    /// From now, when the work has used `cpu`.
+    fn watch(cpu: Duration) -> CpuShare {
+        CpuShare {
+            since: std::time::Instant::now(),
+            cpu_then: cpu,
+            most: cpu,
+        }
+    }
+
+    /// The work has used `cpu` by now: true once it got less than [`STARVED_SHARE`] of a
+    /// CPU over a window of [`STARVED_FOR`] (a window that ends with more starts the next).
+    fn starves(&mut self, cpu: Duration) -> bool {
+        self.most = self.most.max(cpu);
+        let wall = self.since.elapsed();
+        if wall < STARVED_FOR {
+            return false;
+        }
+        if (self.most - self.cpu_then).as_secs_f64() < STARVED_SHARE * wall.as_secs_f64() {
+            return true;
+        }
+        (self.since, self.cpu_then) = (std::time::Instant::now(), self.most);
+        false
+    }
+}
+
+/// The CPU time process `pid` (a child of ours) has used, if it can be read.
+pub(crate) fn process_cpu_time(pid: libc::pid_t) -> Option<Duration> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: clock_getcpuclockid(3) only writes the local it is given.
+    unsafe { libc::clock_getcpuclockid(pid, &mut clock) == 0 }
+        .then(|| read_clock(clock))
+        .flatten()
 }
 
 /// The CPU time `thread` has used, if it can be read.
 fn thread_cpu_time<T>(thread: &JoinHandle<T>) -> Option<Duration> {
     use std::os::unix::thread::JoinHandleExt;
     let mut clock: libc::clockid_t = 0;
+    // SAFETY: the thread is not joined yet, so its pthread_t is valid; the call only writes
+    // the local it is given.
+    unsafe { libc::pthread_getcpuclockid(thread.as_pthread_t(), &mut clock) == 0 }
+        .then(|| read_clock(clock))
+        .flatten()
+}
+
+/// The time of a CPU-time clock, if it can be read.
+fn read_clock(clock: libc::clockid_t) -> Option<Duration> {
     let mut time = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: the thread is not joined yet, so its pthread_t is valid; both calls only write
-    // the locals they are given.
-    let read = unsafe {
-        libc::pthread_getcpuclockid(thread.as_pthread_t(), &mut clock) == 0
-            && libc::clock_gettime(clock, &mut time) == 0
-    };
+    // SAFETY: clock_gettime(2) only writes the local it is given.
+    let read = unsafe { libc::clock_gettime(clock, &mut time) == 0 };
     read.then(|| Duration::new(time.tv_sec as u64, time.tv_nsec as u32))
 }
 

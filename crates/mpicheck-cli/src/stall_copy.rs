@@ -19,7 +19,7 @@
 //! (its result is the report); when it cannot judge (no copy could be made, the analysis
 //! had not started or had ended), the caller judges the stall as before.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -48,6 +48,8 @@ pub enum CopyVerdict {
 pub struct StallQuestion {
     state: Mutex<Question>,
     answered: Condvar,
+    /// The pid of the copy while it judges (0 when none does).
+    copy: AtomicI32,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -84,8 +86,14 @@ impl StallQuestion {
     }
 
     /// Asks for the stall to be judged and waits for the verdict, while `thread_ended` is
-    /// false (an ended analysis answers nothing) and `interrupted` is not set.
-    pub fn ask(&self, thread_ended: impl Fn() -> bool, interrupted: &AtomicBool) -> CopyVerdict {
+    /// false (an ended analysis answers nothing), `interrupted` is not set and
+    /// `starving` (asked every 100 ms) says the analysis gets CPU time.
+    pub fn ask(
+        &self,
+        thread_ended: impl Fn() -> bool,
+        mut starving: impl FnMut() -> bool,
+        interrupted: &AtomicBool,
+    ) -> CopyVerdict {
         let mut state = self.state();
         *state = Question::Asked;
         loop {
@@ -98,7 +106,7 @@ impl StallQuestion {
                 *state = Question::Idle;
                 return verdict;
             }
-            if interrupted.load(Ordering::SeqCst) {
+            if interrupted.load(Ordering::SeqCst) || starving() {
                 *state = Question::Withdrawn;
                 return CopyVerdict::None;
             }
@@ -133,9 +141,19 @@ impl StallQuestion {
             -1 => self.answer(CopyVerdict::None),
             0 => become_the_copy(job_over),
             copy => {
+                self.copy.store(copy, Ordering::Release);
                 let verdict = self.wait_for(copy);
+                self.copy.store(0, Ordering::Release);
                 self.answer(verdict);
             }
+        }
+    }
+
+    /// The CPU time of the copy judging the stall, if one does (zero otherwise).
+    pub fn copy_cpu_time(&self) -> Duration {
+        match self.copy.load(Ordering::Acquire) {
+            0 => Duration::ZERO,
+            pid => crate::online::process_cpu_time(pid).unwrap_or_default(),
         }
     }
 

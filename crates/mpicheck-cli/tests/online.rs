@@ -446,6 +446,35 @@ fn unprivileged_stalls_are_judged_by_the_online_analysis(family: Family) {
     );
 }
 
+/// Beside other work on every CPU, the idle analysis gets next to no CPU even with the stuck
+/// ranks stopped: its copy is not waited for (it took 89 s in CI), and the stall is judged
+/// from the traces by mpicheck's own thread.
+#[test]
+fn unprivileged_stalls_beside_other_work_are_judged_without_the_idle_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("exchange_then_hang.c");
+    std::fs::write(&source, EXCHANGE_THEN_HANG).unwrap();
+    let exe = dir.path().join("exchange_then_hang");
+    compile_to(MPICH, &source, &exe);
+    let out = dir.path().join("out");
+    let mut cmd = unprivileged_mpicheck(dir.path());
+    let flags = ["--deadlock-timeout", "2"];
+    add_run_args(&mut cmd, MPICH, 2, &out, &[exe.to_str().unwrap()], &flags);
+    cmd.env("MPICHECK_DEBUG_ONLINE", "1");
+    let _busy = BusyCpus::start();
+    let (output, _) = run_bounded(cmd, b"");
+    let said = text(&output.stderr);
+    let report = std::fs::read_to_string(out.join("report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {said}"));
+    assert!(
+        said.contains("judged the stall in")
+            && said.contains("no verdict: it gets no CPU beside other work")
+            && said.contains("mpicheck: deadlock: no rank has made progress"),
+        "{said}"
+    );
+    assert!(report.contains("\"DL001\""), "{report}");
+}
+
 #[test]
 fn unprivileged_stalls_are_judged_by_the_online_analysis_mpich() {
     unprivileged_stalls_are_judged_by_the_online_analysis(MPICH);
