@@ -132,32 +132,45 @@ pub fn run_bounded_watching(
         })
     };
     let out_thread = read(Box::new(stdout));
-    let err_thread = std::thread::spawn(move || {
-        let mut stderr = std::io::BufReader::new(stderr);
-        let mut buf = Vec::new();
-        let mut from = 0;
-        while std::io::BufRead::read_until(&mut stderr, b'\n', &mut buf).unwrap_or(0) > 0 {
-            on_stderr_line(&buf[from..]);
-            from = buf.len();
-        }
-        buf
-    });
+    // (Shared, so that a command that outlives the timeout is reported with what it said.)
+    let said = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let err_thread = {
+        let said = said.clone();
+        std::thread::spawn(move || {
+            let mut stderr = std::io::BufReader::new(stderr);
+            let mut line = Vec::new();
+            while std::io::BufRead::read_until(&mut stderr, b'\n', &mut line).unwrap_or(0) > 0 {
+                on_stderr_line(&line);
+                said.lock().unwrap().append(&mut line);
+            }
+        })
+    };
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
         if start.elapsed() > RUN_TIMEOUT {
+            // What each process of the job was doing, to tell a hang from a slow machine.
+            let processes = Command::new("ps")
+                .args(["-o", "pid,ppid,stat,etime,time,wchan:24,args", "-g"])
+                .arg(pgid.to_string())
+                .output()
+                .map_or_else(|e| e.to_string(), |o| text(&o.stdout));
             unsafe { libc::kill(-pgid, libc::SIGKILL) };
-            panic!("{cmd:?} did not finish within {RUN_TIMEOUT:?}");
+            let said = String::from_utf8_lossy(&said.lock().unwrap()).into_owned();
+            panic!("{cmd:?} did not finish within {RUN_TIMEOUT:?}\n{processes}\nit said:\n{said}");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
     let elapsed = start.elapsed();
     unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    let stdout = out_thread.join().unwrap();
+    err_thread.join().unwrap();
+    let stderr = std::mem::take(&mut *said.lock().unwrap());
     let output = Output {
         status,
-        stdout: out_thread.join().unwrap(),
-        stderr: err_thread.join().unwrap(),
+        stdout,
+        stderr,
     };
     (output, elapsed)
 }
