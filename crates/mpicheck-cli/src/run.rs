@@ -309,13 +309,15 @@ fn mpich_killed_rank(dir: &Path, notes: &LauncherNotes, signal: i32) -> Option<i
     }
 }
 
-/// The rank whose early exit ended an MPICH job that MPICH reports as killed by SIGKILL:
-/// when a rank exits without MPI_Finalize, MPICH's cleanup kills the others and may find one
-/// of them first, naming it with status 9 and the job's exit string "Killed (signal 9)".
-/// The traces tell: the named process did not exit, and exactly one other rank exited
-/// without finalizing.
+/// The rank whose early exit ended an MPICH job that MPICH reports as killed by a signal:
+/// when a rank exits without MPI_Finalize, MPICH's cleanup ends the others and may find one
+/// of them first, naming it with the signal that ended it and the job's exit string
+/// "Killed (signal 9)" (once, under load, "Hangup (signal 1)"). The traces tell: the named
+/// process did not exit, and exactly one other rank exited without finalizing. Only for the
+/// signals a cleanup sends: a rank that faulted (SIGSEGV, SIGBUS, ...) is named as killed.
 fn mpich_rank_exited_early(dir: &Path, notes: &LauncherNotes, signal: i32) -> Option<i32> {
-    if signal != libc::SIGKILL || notes.killed_rank.is_some() {
+    let cleanup = [libc::SIGKILL, libc::SIGTERM, libc::SIGHUP, libc::SIGINT];
+    if !cleanup.contains(&signal) || notes.killed_rank.is_some() {
         return None;
     }
     let pid = notes.killed_pid?;
@@ -786,7 +788,12 @@ mod tests {
             ..notes(10, 9)
         };
         assert_eq!(mpich_rank_exited_early(dir.path(), &killed, 9), Some(1));
-        // Another signal, or the named process exited itself: not this case.
+        let hung_up = LauncherNotes {
+            signal: Some(1),
+            ..notes(10, 1)
+        };
+        assert_eq!(mpich_rank_exited_early(dir.path(), &hung_up, 1), Some(1));
+        // A fault, or the named process exited itself: not this case.
         assert_eq!(
             mpich_rank_exited_early(dir.path(), &notes(10, 11), 11),
             None
