@@ -6,7 +6,7 @@
 //!
 //! When the traces do not show the whole run (a trace cut after its process wrote it, one
 //! that ran out of space, an unreadable trace file, a rank without a trace), stderr says so,
-//! one line each, and [`Analysis::is_complete`] is false: "no findings" cannot be claimed.
+//! one line each, and [`Analysis::incomplete`] is not empty: "no findings" cannot be claimed.
 
 use std::collections::HashMap;
 use std::fs;
