@@ -409,10 +409,13 @@ fn stalls_are_judged_by_the_online_analysis(family: Family) {
     }
 }
 
-/// A user who cannot make the analysis's idle thread an ordinary one has the stall judged
-/// by the analysis that followed the job too: mpicheck, which ends the job after the verdict,
-/// stops the stuck ranks meanwhile, and the idle thread gets their CPUs.
-fn unprivileged_stalls_are_judged_by_the_online_analysis(family: Family) {
+/// `mpicheck run --deadlock-timeout 2` of [`EXCHANGE_THEN_HANG`] on 2 ranks by a user who
+/// cannot leave `SCHED_IDLE`, with `beside` (what else runs) started once the program is
+/// built and kept to the end: the report and what mpicheck said.
+fn unprivileged_exchange_then_hang<Beside>(
+    family: Family,
+    beside: impl FnOnce() -> Beside,
+) -> (String, String) {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("exchange_then_hang.c");
     std::fs::write(&source, EXCHANGE_THEN_HANG).unwrap();
@@ -423,10 +426,19 @@ fn unprivileged_stalls_are_judged_by_the_online_analysis(family: Family) {
     let flags = ["--deadlock-timeout", "2"];
     add_run_args(&mut cmd, family, 2, &out, &[exe.to_str().unwrap()], &flags);
     cmd.env("MPICHECK_DEBUG_ONLINE", "1");
+    let _beside = beside();
     let (output, _) = run_bounded(cmd, b"");
     let said = text(&output.stderr);
     let report = std::fs::read_to_string(out.join("report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {said}"));
+    (report, said)
+}
+
+/// A user who cannot make the analysis's idle thread an ordinary one has the stall judged
+/// by the analysis that followed the job too: mpicheck, which ends the job after the verdict,
+/// stops the stuck ranks meanwhile, and the idle thread gets their CPUs.
+fn unprivileged_stalls_are_judged_by_the_online_analysis(family: Family) {
+    let (report, said) = unprivileged_exchange_then_hang(family, || ());
     // As nobody the thread cannot be made an ordinary one: the ranks are stopped.
     let ends_at_stall = match root() {
         true => "the analysis during the run ends at the stall, the stuck ranks stopped meanwhile",
@@ -451,21 +463,7 @@ fn unprivileged_stalls_are_judged_by_the_online_analysis(family: Family) {
 /// from the traces by mpicheck's own thread.
 #[test]
 fn unprivileged_stalls_beside_other_work_are_judged_without_the_idle_analysis() {
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("exchange_then_hang.c");
-    std::fs::write(&source, EXCHANGE_THEN_HANG).unwrap();
-    let exe = dir.path().join("exchange_then_hang");
-    compile_to(MPICH, &source, &exe);
-    let out = dir.path().join("out");
-    let mut cmd = unprivileged_mpicheck(dir.path());
-    let flags = ["--deadlock-timeout", "2"];
-    add_run_args(&mut cmd, MPICH, 2, &out, &[exe.to_str().unwrap()], &flags);
-    cmd.env("MPICHECK_DEBUG_ONLINE", "1");
-    let _busy = BusyCpus::start();
-    let (output, _) = run_bounded(cmd, b"");
-    let said = text(&output.stderr);
-    let report = std::fs::read_to_string(out.join("report.json"))
-        .unwrap_or_else(|e| panic!("no report ({e}): {said}"));
+    let (report, said) = unprivileged_exchange_then_hang(MPICH, BusyCpus::start);
     assert!(
         said.contains("judged the stall in")
             && said.contains("no verdict: it gets no CPU beside other work")
