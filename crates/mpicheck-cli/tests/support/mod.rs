@@ -150,12 +150,25 @@ pub fn run_bounded_watching(
             break status;
         }
         if start.elapsed() > RUN_TIMEOUT {
-            // What each process of the job was doing, to tell a hang from a slow machine.
+            // What each process of the job was doing, to tell a hang from a slow machine
+            // (procps's ps cannot select a process group: `-g` is a session).
             let processes = Command::new("ps")
-                .args(["-o", "pid,ppid,stat,etime,time,wchan:24,args", "-g"])
-                .arg(pgid.to_string())
+                .args([
+                    "-e",
+                    "-o",
+                    "pgid=,pid=,ppid=,stat=,etime=,time=,wchan:24=,args=",
+                ])
                 .output()
-                .map_or_else(|e| e.to_string(), |o| text(&o.stdout));
+                .map_or_else(
+                    |e| e.to_string(),
+                    |o| {
+                        text(&o.stdout)
+                            .lines()
+                            .filter(|l| l.split_whitespace().next() == Some(&pgid.to_string()))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    },
+                );
             unsafe { libc::kill(-pgid, libc::SIGKILL) };
             let said = String::from_utf8_lossy(&said.lock().unwrap()).into_owned();
             panic!("{cmd:?} did not finish within {RUN_TIMEOUT:?}\n{processes}\nit said:\n{said}");
